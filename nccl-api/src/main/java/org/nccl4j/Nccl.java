@@ -1,0 +1,160 @@
+package org.nccl4j;
+
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import org.nccl4j.spi.NcclRuntime;
+
+/**
+ * The entry point: NCCL's {@code ncclGetUniqueId}, {@code ncclCommInitRank},
+ * {@code ncclCommInitAll} and friends.
+ *
+ * <pre>{@code
+ * UniqueId id = rank == 0 ? Nccl.getUniqueId() : receiveFromRank0();
+ * try (Communicator comm = Nccl.commInitRank(nranks, id, rank)) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class Nccl {
+    private Nccl() {
+    }
+
+    private static final class Holder {
+        static final NcclRuntime RUNTIME = load();
+
+        private static NcclRuntime load() {
+            return ServiceLoader.load(NcclRuntime.class, Nccl.class.getClassLoader()).findFirst()
+                    .or(() -> ServiceLoader.load(NcclRuntime.class).findFirst())
+                    .orElseThrow(() -> NcclException.of(Result.INVALID_USAGE,
+                            "no nccl4j runtime found on the class path or module path",
+                            "add the artifact org.nccl4j:nccl-core (through org.nccl4j:nccl-bom)"));
+        }
+    }
+
+    private static NcclRuntime runtime() {
+        return Holder.RUNTIME;
+    }
+
+    /** @return nccl4j's version and the NCCL version it ports ({@code ncclGetVersion}) */
+    public static Version version() {
+        return runtime().version();
+    }
+
+    /**
+     * Starts a bootstrap root in this process and returns the id that names it
+     * ({@code ncclGetUniqueId}). With {@code NCCL_COMM_ID} set, no root is started here: rank 0
+     * starts it at that address during init.
+     *
+     * @return the id to share with every rank
+     */
+    public static UniqueId getUniqueId() {
+        return runtime().getUniqueId();
+    }
+
+    /**
+     * Creates this rank's communicator ({@code ncclCommInitRank}); blocks until every rank has
+     * joined or the init deadline passes.
+     *
+     * @param nranks the number of ranks, at least 1
+     * @param id     the id from {@link #getUniqueId()} on one rank
+     * @param rank   this rank, 0 to {@code nranks-1}
+     * @return the communicator
+     * @throws NcclException if init fails; the failure names the step and the peer
+     */
+    public static Communicator commInitRank(int nranks, UniqueId id, int rank) {
+        return commInitRank(nranks, id, rank, CommConfig.defaults());
+    }
+
+    /**
+     * Creates this rank's communicator with settings ({@code ncclCommInitRankConfig}).
+     *
+     * @param nranks the number of ranks, at least 1
+     * @param id     the id from {@link #getUniqueId()} on one rank
+     * @param rank   this rank, 0 to {@code nranks-1}
+     * @param config settings for this communicator
+     * @return the communicator
+     * @throws NcclException if init fails
+     */
+    public static Communicator commInitRank(int nranks, UniqueId id, int rank, CommConfig config) {
+        return runtime().commInitRank(nranks, UniqueId.requireNonNull(id), rank, config(config));
+    }
+
+    /**
+     * Starts init in the background (NCCL 2.14's non-blocking init, the Java way). The future
+     * completes with the communicator, or exceptionally with an {@link NcclException}; it fails
+     * with {@link NcclTimeoutException} when the config's init deadline passes, and cancelling it
+     * aborts the init.
+     *
+     * @param nranks the number of ranks, at least 1
+     * @param id     the id from {@link #getUniqueId()} on one rank
+     * @param rank   this rank, 0 to {@code nranks-1}
+     * @param config settings for this communicator, including {@link CommConfig#initTimeout()}
+     * @return the future communicator
+     */
+    public static CompletableFuture<Communicator> commInitRankAsync(int nranks, UniqueId id, int rank,
+                                                                     CommConfig config) {
+        return runtime().commInitRankAsync(nranks, UniqueId.requireNonNull(id), rank, config(config));
+    }
+
+    /**
+     * Creates {@code nranks} communicators in this process, one per rank, as threads of this JVM
+     * ({@code ncclCommInitAll}).
+     *
+     * @param nranks the number of ranks, at least 1
+     * @return the communicators; index = rank
+     */
+    public static List<Communicator> commInitAll(int nranks) {
+        return commInitAll(nranks, CommConfig.defaults());
+    }
+
+    /**
+     * Creates {@code nranks} communicators in this process with settings.
+     *
+     * @param nranks the number of ranks, at least 1
+     * @param config settings shared by all of them
+     * @return the communicators; index = rank
+     */
+    public static List<Communicator> commInitAll(int nranks, CommConfig config) {
+        return runtime().commInitAll(nranks, config(config));
+    }
+
+    /**
+     * Creates this process's communicator from a launcher's environment: rank and size from
+     * {@code NCCL4J_RANK}/{@code NCCL4J_NRANKS}, torchrun's {@code RANK}/{@code WORLD_SIZE},
+     * Open MPI's {@code OMPI_COMM_WORLD_RANK}/{@code OMPI_COMM_WORLD_SIZE}, Slurm's
+     * {@code SLURM_PROCID}/{@code SLURM_NTASKS} or PMI's {@code PMI_RANK}/{@code PMI_SIZE}; the
+     * root from {@code NCCL_COMM_ID} or {@code MASTER_ADDR}:{@code MASTER_PORT}.
+     *
+     * @return the communicator
+     * @throws NcclUsageException if the environment does not describe a rank
+     */
+    public static Communicator commInitFromEnv() {
+        return commInitFromEnv(CommConfig.defaults());
+    }
+
+    /**
+     * Like {@link #commInitFromEnv()}, with settings.
+     *
+     * @param config settings for this communicator
+     * @return the communicator
+     */
+    public static Communicator commInitFromEnv(CommConfig config) {
+        return runtime().commInitFromEnv(config(config));
+    }
+
+    /**
+     * @param result a result code
+     * @return NCCL's text for it ({@code ncclGetErrorString})
+     */
+    public static String errorString(Result result) {
+        return result == null ? "unknown result code" : result.text();
+    }
+
+    private static CommConfig config(CommConfig config) {
+        if (config == null) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "config is null", "use CommConfig.defaults()");
+        }
+        return config;
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * The network plugin SPI: NCCL's {@code ncclNet} and {@code ncclCollNet} in Java. Plugins
+ * implement {@link org.nccl4j.net.spi.NetProvider} and are found with {@link java.util.ServiceLoader}.
+ */
+module org.nccl4j.net.spi {
+    exports org.nccl4j.net.spi;
+}
