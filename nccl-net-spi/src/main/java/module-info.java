@@ -1,7 +1,10 @@
 /**
  * The network plugin SPI: NCCL's {@code ncclNet} and {@code ncclCollNet} in Java. Plugins
  * implement {@link org.nccl4j.net.spi.NetProvider} and are found with {@link java.util.ServiceLoader}.
+ * {@link org.nccl4j.net.spi.iface} holds NCCL's network interface selection, shared by nccl4j's
+ * bootstrap and by plugins.
  */
 module org.nccl4j.net.spi {
     exports org.nccl4j.net.spi;
+    exports org.nccl4j.net.spi.iface;
 }

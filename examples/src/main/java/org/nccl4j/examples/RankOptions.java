@@ -1,0 +1,24 @@
+package org.nccl4j.examples;
+
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** How a command gets its ranks: local rank JVMs, threads of this JVM, or a launcher's environment. */
+final class RankOptions {
+    @Option(names = "--nranks", description = "launch this many local rank JVMs (default: run as one rank of a launcher, or 1)")
+    Integer nranks;
+
+    @Option(names = "--threads", description = "run this many ranks as threads of this JVM instead")
+    Integer threads;
+
+    @Option(names = "--timeout", defaultValue = "PT2M", description = "deadline for the whole run (ISO-8601, default ${DEFAULT-VALUE})")
+    Duration timeout;
+
+    /** @return whether a launcher (ours, mpirun, torchrun, Slurm, PMI) started this process as a rank */
+    static boolean underLauncher() {
+        var env = System.getenv();
+        return env.containsKey("NCCL4J_RANK") || env.containsKey("OMPI_COMM_WORLD_RANK") || env.containsKey("PMI_RANK")
+                || (env.containsKey("RANK") && env.containsKey("WORLD_SIZE"))
+                || (env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_NTASKS"));
+    }
+}

@@ -1,0 +1,103 @@
+package org.nccl4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.nccl4j.Nccl;
+import org.nccl4j.core.launch.LocalLauncher;
+
+/** Init failures across rank JVMs: every one ends in a clear error within its deadline. */
+class InitFaultTest {
+    @Test
+    void bogusNetFailsFastListingCandidates() {
+        long t0 = System.nanoTime();
+        LocalLauncher.Outcome out = Ranks.run(Ranks.launcher("hello").env("NCCL_NET", "bogus"), 2, 2,
+                Nccl.getUniqueId().toString(), Duration.ofSeconds(60));
+        assertFalse(out.success());
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(20).toNanos(), "took too long");
+        String all = Ranks.all(out);
+        for (int r = 0; r < 2; r++) {
+            assertEquals(2, out.exitCodes()[r], all);
+        }
+        assertTrue(all.contains("network bogus not found"), all);
+        assertTrue(all.contains("Socket (skipped: NCCL_NET=bogus)"), all);
+        assertTrue(all.contains("IB (skipped: NCCL_NET=bogus)"), all);
+    }
+
+    @Test
+    void missingRankIsNamedByEveryoneWithinTheDeadline() {
+        long t0 = System.nanoTime();
+        LocalLauncher.Outcome out = Ranks.run(Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "4000"), 3, 4,
+                Nccl.getUniqueId().toString(), Duration.ofSeconds(60));
+        long took = (System.nanoTime() - t0) / 1_000_000;
+        String all = Ranks.all(out);
+        assertFalse(out.timedOut(), all);
+        for (int r = 0; r < 3; r++) {
+            assertEquals(2, out.exitCodes()[r], all);
+            assertTrue(String.join("\n", out.output().get(r)).contains("TIMEOUT"), all);
+        }
+        assertTrue(all.contains("3"), all);
+        assertTrue(took < 30_000, "took " + took + " ms");
+    }
+
+    @Test
+    void twoRanksClaimingOneRankNumberAreRefused() {
+        LocalLauncher l = Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "8000")
+                .envPerRank(r -> r == 2 ? Map.of("NCCL4J_RANK", "1") : Map.of());
+        LocalLauncher.Outcome out = Ranks.run(l, 3, 3, Nccl.getUniqueId().toString(), Duration.ofSeconds(60));
+        String all = Ranks.all(out);
+        assertFalse(out.success(), all);
+        assertTrue(all.contains("rank 1 of 3 checked in twice") || all.contains("checked in twice"), all);
+    }
+
+    @Test
+    void rankKilledMidInitMakesTheOthersFail() throws Exception {
+        String id = Nccl.getUniqueId().toString();
+        LocalLauncher first = Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "8000")
+                .env("NCCL4J_CONNECT_TIMEOUT_MS", "2000");
+        CompletableFuture<LocalLauncher.Outcome> ranks012 =
+                CompletableFuture.supplyAsync(() -> Ranks.run(first, 3, 4, id, Duration.ofSeconds(60)));
+        long rank1 = waitForRank(1, Duration.ofSeconds(20));
+        Thread.sleep(1000); // let it check in with the root
+        ProcessHandle.of(rank1).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+        LocalLauncher last = Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "8000")
+                .env("NCCL4J_CONNECT_TIMEOUT_MS", "2000").envPerRank(r -> Map.of("NCCL4J_RANK", "3"));
+        LocalLauncher.Outcome out3 = Ranks.run(last, 1, 4, id, Duration.ofSeconds(60));
+        LocalLauncher.Outcome out = ranks012.get();
+        String all = Ranks.all(out) + Ranks.all(out3);
+        assertFalse(out.timedOut() || out3.timedOut(), all);
+        assertNotEquals(0, out.exitCodes()[0], all);
+        assertNotEquals(0, out.exitCodes()[2], all);
+        assertNotEquals(0, out3.exitCodes()[0], all);
+    }
+
+    /** Finds the child JVM whose environment says NCCL4J_RANK=rank (we are root: /proc/pid/environ is readable). */
+    private static long waitForRank(int rank, Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        String needle = "\0NCCL4J_RANK=" + rank + "\0";
+        while (System.nanoTime() < end) {
+            for (ProcessHandle h : ProcessHandle.current().descendants().toList()) {
+                try {
+                    String env = "\0" + Files.readString(Path.of("/proc/" + h.pid() + "/environ"),
+                            java.nio.charset.StandardCharsets.ISO_8859_1);
+                    if (env.contains(needle)) {
+                        return h.pid();
+                    }
+                } catch (IOException ignored) {
+                    // The process ended or is not ours to read.
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("rank " + rank + " JVM not found");
+    }
+}

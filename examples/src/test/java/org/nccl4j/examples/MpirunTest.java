@@ -1,0 +1,56 @@
+package org.nccl4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** {@code mpirun -np 3 nccl4j hello}: ranks from Open MPI's variables, root from NCCL_COMM_ID. */
+class MpirunTest {
+    @Test
+    void helloUnderOpenMpi() throws Exception {
+        assumeTrue(onPath("mpirun"), "mpirun is not installed (Debian: openmpi-bin; scripts/test installs it)");
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+                "-x", "NCCL_COMM_ID=127.0.0.1:" + port, "-x", "NCCL4J_INIT_TIMEOUT_MS=60000",
+                ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "hello"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        pb.environment().put("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+        Process p = pb.start();
+        byte[] bytes;
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new AssertionError("mpirun did not finish in 120 s: " + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+        bytes = p.getInputStream().readAllBytes();
+        String out = new String(bytes, StandardCharsets.UTF_8);
+        System.out.println(out);
+        assertEquals(0, p.exitValue(), out);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(out.contains("rank " + r + " of 3: nodes 1 "), out);
+        }
+    }
+
+    private static boolean onPath(String tool) throws IOException {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (new java.io.File(dir, tool).canExecute()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

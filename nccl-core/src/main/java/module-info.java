@@ -1,0 +1,27 @@
+/**
+ * nccl4j's engine: parameters, debug log, bootstrap, initNet, communicator init, device backends
+ * and the local launcher.
+ */
+module org.nccl4j.core {
+    requires transitive org.nccl4j.api;
+    requires transitive org.nccl4j.net.spi;
+
+    exports org.nccl4j.core;
+    exports org.nccl4j.core.bootstrap;
+    exports org.nccl4j.core.comm;
+    exports org.nccl4j.core.debug;
+    exports org.nccl4j.core.device;
+    exports org.nccl4j.core.diag;
+    exports org.nccl4j.core.host;
+    exports org.nccl4j.core.init;
+    exports org.nccl4j.core.launch;
+    exports org.nccl4j.core.net;
+    exports org.nccl4j.core.param;
+    exports org.nccl4j.core.wait;
+
+    uses org.nccl4j.net.spi.NetProvider;
+    uses org.nccl4j.core.device.DeviceBackendProvider;
+
+    provides org.nccl4j.spi.NcclRuntime with org.nccl4j.core.CoreRuntime;
+    provides org.nccl4j.core.device.DeviceBackendProvider with org.nccl4j.core.device.HostBackendProvider;
+}

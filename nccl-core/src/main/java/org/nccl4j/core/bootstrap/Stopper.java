@@ -1,0 +1,83 @@
+package org.nccl4j.core.bootstrap;
+
+import java.io.IOException;
+import java.nio.channels.Selector;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.core.wait.AbortFlag;
+
+/**
+ * Whether the owner of some waits (a rank's bootstrap, the root) was told to stop, by its own
+ * {@code abort()}/{@code close()} or by the communicator's {@link AbortFlag}. Waits call
+ * {@link #check} between short selects; {@link #stop} also wakes every selector opened through
+ * {@link #open()}, so blocked waits return at once.
+ */
+final class Stopper {
+    private final AbortFlag flag;
+    private final Set<Selector> selectors = ConcurrentHashMap.newKeySet();
+    private volatile String stopped;
+
+    /** @param flag the communicator's abort flag, or {@code null} */
+    Stopper(AbortFlag flag) {
+        this.flag = flag;
+    }
+
+    /**
+     * @param what the operation that is waiting, for the message
+     * @throws NcclException with {@link Result#INVALID_USAGE} if the owner was aborted or closed
+     */
+    void check(String what) {
+        if (flag != null) {
+            flag.check(what);
+        }
+        String s = stopped;
+        if (s != null) {
+            throw NcclException.of(Result.INVALID_USAGE, what + " interrupted: " + s,
+                    "the bootstrap was aborted or closed; create a new communicator");
+        }
+    }
+
+    boolean isStopped() {
+        return stopped != null || (flag != null && flag.isSet());
+    }
+
+    /**
+     * @param why what stopped the owner, e.g. "bootstrap aborted"
+     * @return whether this call stopped it (false if it already was)
+     */
+    boolean stop(String why) {
+        boolean first;
+        synchronized (this) {
+            first = stopped == null;
+            if (first) {
+                stopped = why;
+            }
+        }
+        for (Selector s : selectors) {
+            s.wakeup();
+        }
+        return first;
+    }
+
+    Selector open() throws IOException {
+        Selector s = Selector.open();
+        selectors.add(s);
+        if (isStopped()) {
+            s.wakeup();
+        }
+        return s;
+    }
+
+    void release(Selector s) {
+        if (s != null) {
+            selectors.remove(s);
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // Nothing to do: the selector is gone either way.
+            }
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package org.nccl4j.core.device;
+
+/**
+ * The device a rank runs on, before the ranks have met.
+ *
+ * @param backend  the backend's name
+ * @param index    the device ordinal on this host, or -1 when the backend assigns it after
+ *                 the ranks have met (host backend: the rank's index among the host's ranks)
+ * @param busId    NCCL's int64 PCI bus id; two ranks of one host with the same bus id share a
+ *                 device, which NCCL refuses
+ * @param busIdText the printable bus id
+ */
+public record LocalDevice(String backend, int index, long busId, String busIdText) {
+}

@@ -1,0 +1,120 @@
+package org.nccl4j.core.diag;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.nccl4j.NcclException;
+import org.nccl4j.core.Nccl4jVersion;
+import org.nccl4j.core.device.DeviceBackends;
+import org.nccl4j.core.init.BootstrapInterface;
+import org.nccl4j.core.net.InitNet;
+import org.nccl4j.core.net.NetCandidate;
+import org.nccl4j.core.net.NetSelection;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.param.Setting;
+import org.nccl4j.core.param.Source;
+import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.NetProperties;
+import org.nccl4j.net.spi.iface.CommIdAddress;
+import org.nccl4j.net.spi.iface.InterfaceSelection;
+import org.nccl4j.net.spi.iface.NetInterface;
+
+/**
+ * What nccl4j sees and would choose, with reasons: the report of {@code nccl4j doctor}.
+ * Runs the same code as init (interface search, initNet, backend choice) without creating a
+ * communicator.
+ */
+public final class Doctor {
+    private Doctor() {
+    }
+
+    /**
+     * @param config parameters to diagnose
+     * @return the report, one line per element
+     */
+    public static List<String> report(Config config) {
+        List<String> out = new ArrayList<>();
+        out.add("nccl4j " + Nccl4jVersion.VERSION + " (ports NCCL " + Nccl4jVersion.NCCL_VERSION + ")");
+        out.add("JDK: " + Runtime.version() + " " + System.getProperty("java.vendor") + " at " + System.getProperty("java.home"));
+        out.add("");
+        interfaces(config, out);
+        out.add("");
+        nets(config, out);
+        out.add("");
+        devices(config, out);
+        out.add("");
+        params(config, out);
+        return out;
+    }
+
+    private static void interfaces(Config config, List<String> out) {
+        out.add("Network interfaces:");
+        try {
+            String commId = config.string(Params.COMM_ID);
+            InterfaceSelection s = BootstrapInterface.search(config, commId == null ? null : CommIdAddress.parse(commId));
+            for (NetInterface ni : s.seen()) {
+                out.add("  " + ni.describe());
+            }
+            out.add("Bootstrap interface: " + (s.isEmpty() ? "none" : s.interfaces().get(0).describe()));
+            out.add("  why: " + s.reason());
+        } catch (NcclException | IllegalArgumentException e) {
+            out.add("  error: " + e.getMessage());
+        }
+    }
+
+    private static void nets(Config config, List<String> out) {
+        out.add("Network plugins (initNet, in the order tried" + nccl(config, Params.NET) + "):");
+        try {
+            NetSelection s = InitNet.choose(config, config.string(Params.NET), InitNet.providers());
+            candidates(s.candidates(), out);
+            for (int d = 0; d < s.devices(); d++) {
+                try {
+                    NetProperties p = s.net().getProperties(d);
+                    out.add(String.format("    device %d: %s speed %d Mbps pci %s", d, p.name(), p.speed(), p.pciPath()));
+                } catch (NetException e) {
+                    out.add("    device " + d + ": " + e.getMessage());
+                }
+            }
+            s.net().shutdown();
+        } catch (NcclException e) {
+            out.add("  error: " + e.detail());
+            if (e.hint() != null) {
+                out.add("  hint: " + e.hint());
+            }
+        }
+    }
+
+    private static void candidates(List<NetCandidate> list, List<String> out) {
+        if (list.isEmpty()) {
+            out.add("  none registered");
+        }
+        for (NetCandidate c : list) {
+            out.add(String.format("  %-10s priority %4d  %s", c.name(), c.priority(), c.status()));
+        }
+    }
+
+    private static void devices(Config config, List<String> out) {
+        out.add("Device backends" + nccl(config, Params.DEVICE) + ":");
+        try {
+            for (DeviceBackends.Candidate c : DeviceBackends.select(config).candidates()) {
+                out.add(String.format("  %-10s priority %4d  %s", c.name(), c.priority(), c.status()));
+            }
+        } catch (NcclException e) {
+            out.add("  error: " + e.detail());
+        }
+    }
+
+    private static String nccl(Config config, org.nccl4j.core.param.Param p) {
+        String v = config.string(p);
+        return v == null ? "" : ", " + p.envName() + "=" + v;
+    }
+
+    private static void params(Config config, List<String> out) {
+        out.add("Parameters (effective value and source):");
+        for (Setting s : config.all()) {
+            String where = s.source() == Source.DEFAULT ? "default" : s.source().name().toLowerCase().replace('_', ' ')
+                    + " " + s.origin();
+            out.add(String.format("  %-28s = %-16s (%s)", s.param().envName(), s.value() == null ? "(unset)" : s.value(), where));
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.nccl4j.core.host;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Who this host and process are, as NCCL computes them: host name plus boot id for the host hash
+ * ({@code NCCL_HOSTID} replaces both), pid plus pid namespace for the process hash, and the
+ * {@code /dev/shm} device.
+ */
+public final class HostIdentity {
+    private HostIdentity() {
+    }
+
+    /**
+     * @return the host name of this UTS namespace (what {@code gethostname} returns), without
+     *     a DNS lookup
+     */
+    public static String hostname() {
+        String h = read("/proc/sys/kernel/hostname");
+        if (h.isEmpty()) {
+            h = System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
+        return h;
+    }
+
+    /**
+     * @param hostId {@code NCCL_HOSTID}, or {@code null}
+     * @return the text hashed into the host hash: host name immediately followed by the boot id,
+     *     or {@code hostId} when set
+     */
+    public static String hostString(String hostId) {
+        if (hostId != null && !hostId.isEmpty()) {
+            return hostId;
+        }
+        return hostname() + read("/proc/sys/kernel/random/boot_id");
+    }
+
+    /** @return the text hashed into the process hash: decimal pid followed by the pid namespace link */
+    public static String processString() {
+        String ns;
+        try {
+            ns = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            ns = "";
+        }
+        return ProcessHandle.current().pid() + ns;
+    }
+
+    /** @return the device number of the file system holding {@code /dev/shm}, 0 if unknown */
+    public static long shmDevice() {
+        try {
+            Object dev = Files.getAttribute(Path.of("/dev/shm"), "unix:dev");
+            return ((Number) dev).longValue();
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * NCCL's DJB2a hash: {@code h = h * 33 ^ c} over signed bytes, from 5381.
+     *
+     * @param bytes the input
+     * @return the hash
+     */
+    public static long hash(byte[] bytes) {
+        long h = 5381;
+        for (byte b : bytes) {
+            h = (h * 33) ^ (long) b;
+        }
+        return h;
+    }
+
+    private static String read(String path) {
+        try {
+            return Files.readString(Path.of(path)).strip();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}

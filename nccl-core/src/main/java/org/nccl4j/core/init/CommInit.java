@@ -1,0 +1,170 @@
+package org.nccl4j.core.init;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.nccl4j.CommConfig;
+import org.nccl4j.Device;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.UniqueId;
+import org.nccl4j.core.Nccl4jVersion;
+import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.bootstrap.BootstrapId;
+import org.nccl4j.core.bootstrap.BootstrapRoot;
+import org.nccl4j.core.comm.CoreCommunicator;
+import org.nccl4j.core.debug.Level;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.DebugLog;
+import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.device.DeviceBackend;
+import org.nccl4j.core.device.DeviceBackends;
+import org.nccl4j.core.device.LocalDevice;
+import org.nccl4j.core.host.HostIdentity;
+import org.nccl4j.core.net.InitNet;
+import org.nccl4j.core.net.NetSelection;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.wait.AbortFlag;
+import org.nccl4j.core.wait.Deadline;
+
+/**
+ * {@code ncclCommInitRank} and the AllGather1 part of {@code initTransportsRank}, one Java step
+ * per C step: initNet, bootstrap, device, peer info exchange, rank layout, intra-node barrier.
+ */
+public final class CommInit {
+    private CommInit() {
+    }
+
+    /**
+     * @param config a communicator's parameters
+     * @param comm   the communicator's settings
+     * @return the init deadline: the config's, else {@code NCCL4J_INIT_TIMEOUT_MS}
+     */
+    public static Duration initTimeout(Config config, CommConfig comm) {
+        if (comm.initTimeout() != null) {
+            return comm.initTimeout();
+        }
+        long ms = config.integer(Params.INIT_TIMEOUT_MS);
+        if (ms <= 0) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "NCCL4J_INIT_TIMEOUT_MS=" + ms + " is not positive", null);
+        }
+        return Duration.ofMillis(ms);
+    }
+
+    /**
+     * Creates one rank's communicator.
+     *
+     * @param nranks number of ranks
+     * @param id     the unique id
+     * @param rank   this rank
+     * @param comm   settings
+     * @param abort  the abort flag the communicator will own; setting it aborts init
+     * @return the communicator
+     * @throws NcclException naming the step that failed
+     */
+    public static CoreCommunicator initRank(int nranks, UniqueId id, int rank, CommConfig comm, AbortFlag abort) {
+        long start = System.nanoTime();
+        if (nranks < 1) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "nranks " + nranks + " is invalid", "nranks must be at least 1");
+        }
+        if (rank < 0 || rank >= nranks) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "rank " + rank + " is invalid for nranks " + nranks,
+                    "rank must be between 0 and nranks-1");
+        }
+        Config config = Config.global().with(comm);
+        Deadline deadline = Deadline.after(initTimeout(config, comm));
+        BootstrapId bid = BootstrapId.decode(id);
+        if (rank == 0) {
+            printVersion();
+        }
+        NetSelection net = InitNet.select(config);
+        BootstrapRoot root = null;
+        Bootstrap bootstrap = null;
+        try {
+            InetAddress local = BootstrapInterface.select(config, bid.fromCommId() ? bid.root() : null).address();
+            if (bid.fromCommId() && rank == 0) {
+                root = BootstrapRoot.start(bid.root(), bid.nonce());
+            }
+            bootstrap = Bootstrap.init(bid, rank, nranks, local, deadline, abort);
+            DeviceBackend backend = DeviceBackends.select(config).backend();
+            LocalDevice dev = backend.open(config);
+
+            long commHash = HostIdentity.hash(id.toBytes());
+            long hostHash = HostIdentity.hash(bytes(HostIdentity.hostString(config.string(Params.HOSTID)))) + commHash;
+            long pidHash = HostIdentity.hash(bytes(HostIdentity.processString())) + commHash;
+            PeerInfo mine = new PeerInfo(rank, dev.index(), false, hostHash, pidHash, HostIdentity.shmDevice(),
+                    dev.busId(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname());
+            byte[] all = bootstrap.allGather(mine.encode(), deadline);
+            List<PeerInfo> peers = new ArrayList<>(nranks);
+            for (int r = 0; r < nranks; r++) {
+                peers.add(PeerInfo.decode(all, r * PeerInfo.BYTES));
+            }
+            RankLayout layout = RankLayout.of(peers, rank);
+            int devIndex = dev.index() >= 0 ? dev.index() : layout.localRank();
+            DebugLog.setThreadDevice(devIndex);
+            Log.info(Subsys.INIT, "comm rank %d nranks %d nNodes %d localRanks %d localRank %d device %s:%d busId %s",
+                    rank, nranks, layout.nodeCount(), layout.localRanks().length, layout.localRank(), dev.backend(),
+                    devIndex, dev.busIdText());
+
+            int[] nodeRanks = layout.localRanks();
+            bootstrap.barrier(nodeRanks, (int) peers.get(nodeRanks[0]).pidHash(), deadline);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            Log.info(Subsys.INIT, "comm rank %d nranks %d device %s:%d busId %s - Init COMPLETE (%d ms)",
+                    rank, nranks, dev.backend(), devIndex, dev.busIdText(), took.toMillis());
+            return new CoreCommunicator(rank, nranks, new Device(dev.backend(), devIndex, dev.busIdText()),
+                    net.net().name(), peers, layout, bootstrap, abort, config, took);
+        } catch (NcclException e) {
+            abortQuietly(bootstrap);
+            throw e;
+        } catch (RuntimeException e) {
+            abortQuietly(bootstrap);
+            throw NcclException.of(Result.INTERNAL_ERROR, "init of rank " + rank + " failed: " + e, null, e);
+        } finally {
+            if (root != null) {
+                root.close();
+            }
+        }
+    }
+
+    /**
+     * Starts a bootstrap root here and returns its id ({@code ncclGetUniqueId}); with
+     * {@code NCCL_COMM_ID} set, returns the id of that address and starts nothing.
+     *
+     * @param config parameters
+     * @return the id
+     */
+    public static UniqueId newUniqueId(Config config) {
+        String commId = config.string(Params.COMM_ID);
+        if (commId != null) {
+            return BootstrapId.fromCommId(commId).toUniqueId();
+        }
+        InetAddress local = BootstrapInterface.select(config, null).address();
+        long nonce = new java.security.SecureRandom().nextLong();
+        BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce);
+        return new BootstrapId(root.address(), nonce, false).toUniqueId();
+    }
+
+    private static void printVersion() {
+        if (Log.get().level().compareTo(Level.VERSION) >= 0) {
+            System.out.println("NCCL version " + Nccl4jVersion.NCCL_VERSION + "+nccl4j" + Nccl4jVersion.VERSION);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        ByteBuffer b = StandardCharsets.UTF_8.encode(s);
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    private static void abortQuietly(Bootstrap bootstrap) {
+        if (bootstrap != null) {
+            bootstrap.abort();
+        }
+    }
+}

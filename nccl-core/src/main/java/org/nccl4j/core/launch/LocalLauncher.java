@@ -1,0 +1,249 @@
+package org.nccl4j.core.launch;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * Starts N rank JVMs on this machine and watches them: nccl4j's own launcher, used by
+ * {@code ./nccl4j} and by multi-process tests.
+ *
+ * <p>Each child gets {@code NCCL4J_RANK}, {@code NCCL4J_NRANKS} and the unique id of a root this
+ * process started ({@code NCCL4J_UNIQUE_ID}), so {@link org.nccl4j.Nccl#commInitFromEnv()} works
+ * in it. Output lines are echoed (optionally prefixed with the rank) and kept. If a child fails
+ * or the deadline passes, the survivors' thread dumps are printed and every child is killed.
+ */
+public final class LocalLauncher {
+    /**
+     * What the ranks did.
+     *
+     * @param exitCodes exit code per rank (-1 = killed)
+     * @param output    every output line per rank, stdout and stderr merged
+     * @param timedOut  whether the deadline passed
+     */
+    public record Outcome(int[] exitCodes, List<List<String>> output, boolean timedOut) {
+        /** @return whether every rank exited with 0 in time */
+        public boolean success() {
+            if (timedOut) {
+                return false;
+            }
+            for (int c : exitCodes) {
+                if (c != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private final List<String> javaCommand;
+    private final Map<String, String> env = new HashMap<>();
+    private IntFunction<List<String>> wrapper = r -> List.of();
+    private IntFunction<Map<String, String>> envPerRank = r -> Map.of();
+    private PrintStream echo = System.out;
+    private boolean prefix = false;
+
+    /**
+     * @param mainClass the class every rank runs
+     * @param args      its arguments
+     */
+    public LocalLauncher(String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        this.javaCommand = List.copyOf(cmd);
+    }
+
+    /**
+     * @param name  a variable every child gets
+     * @param value its value
+     * @return this launcher
+     */
+    public LocalLauncher env(String name, String value) {
+        env.put(name, value);
+        return this;
+    }
+
+    /**
+     * @param perRank the command to put before {@code java} for each rank (e.g. entering a
+     *                network namespace); empty for none
+     * @return this launcher
+     */
+    public LocalLauncher wrapper(IntFunction<List<String>> perRank) {
+        this.wrapper = perRank;
+        return this;
+    }
+
+    /**
+     * @param perRank extra variables for each rank (applied last, so they may override
+     *                {@code NCCL4J_RANK})
+     * @return this launcher
+     */
+    public LocalLauncher envPerRank(IntFunction<Map<String, String>> perRank) {
+        this.envPerRank = perRank;
+        return this;
+    }
+
+    /**
+     * @param out      where children's lines are echoed, or {@code null} for nowhere
+     * @param withRank whether to prefix each line with {@code [rank N]}
+     * @return this launcher
+     */
+    public LocalLauncher echo(PrintStream out, boolean withRank) {
+        this.echo = out;
+        this.prefix = withRank;
+        return this;
+    }
+
+    /**
+     * Starts the ranks and waits for them.
+     *
+     * @param nranks   number of rank JVMs
+     * @param uniqueId the printable unique id handed to every rank, or {@code null} if the
+     *                 environment already names the root
+     * @param timeout  how long they may run
+     * @return what happened
+     * @throws IOException if a child cannot be started
+     */
+    public Outcome run(int nranks, String uniqueId, Duration timeout) throws IOException {
+        return run(nranks, nranks, uniqueId, timeout);
+    }
+
+    /**
+     * Starts ranks {@code 0..count-1} of a communicator of {@code size} ranks (fewer than
+     * {@code size} leaves ranks missing, for fault tests).
+     *
+     * @param count    rank JVMs to start
+     * @param size     the {@code NCCL4J_NRANKS} they are told
+     * @param uniqueId the printable unique id, or {@code null}
+     * @param timeout  how long they may run
+     * @return what happened
+     * @throws IOException if a child cannot be started
+     */
+    public Outcome run(int count, int size, String uniqueId, Duration timeout) throws IOException {
+        int nranks = count;
+        List<Process> procs = new ArrayList<>();
+        List<List<String>> output = new ArrayList<>();
+        List<Thread> readers = new ArrayList<>();
+        try {
+            for (int r = 0; r < nranks; r++) {
+                List<String> cmd = new ArrayList<>(wrapper.apply(r));
+                cmd.addAll(javaCommand);
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+                pb.environment().putAll(env);
+                pb.environment().put("NCCL4J_RANK", Integer.toString(r));
+                pb.environment().put("NCCL4J_NRANKS", Integer.toString(size));
+                if (uniqueId != null) {
+                    pb.environment().put("NCCL4J_UNIQUE_ID", uniqueId);
+                }
+                pb.environment().putAll(envPerRank.apply(r));
+                Process p = pb.start();
+                procs.add(p);
+                List<String> lines = new CopyOnWriteArrayList<>();
+                output.add(lines);
+                readers.add(pump(r, p, lines));
+            }
+            long end = System.nanoTime() + timeout.toNanos();
+            int[] codes = new int[nranks];
+            boolean timedOut = false;
+            boolean failed = false;
+            // Wait for all; a failing rank ends the wait for the others only after a grace
+            // period in which they can report their own, more precise errors.
+            long graceEnd = Long.MAX_VALUE;
+            for (int r = 0; r < nranks; r++) {
+                Process p = procs.get(r);
+                long until = Math.min(end, graceEnd);
+                if (!p.waitFor(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    timedOut = until == end;
+                    failed = true;
+                    break;
+                }
+                codes[r] = p.exitValue();
+                if (codes[r] != 0 && graceEnd == Long.MAX_VALUE) {
+                    graceEnd = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                }
+            }
+            if (failed) {
+                dumpAndKill(procs);
+                for (int r = 0; r < nranks; r++) {
+                    Process p = procs.get(r);
+                    codes[r] = p.isAlive() || !p.waitFor(5, TimeUnit.SECONDS) ? -1 : p.exitValue();
+                }
+            }
+            for (Thread t : readers) {
+                t.join(2000);
+            }
+            return new Outcome(codes, output, timedOut);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            procs.forEach(Process::destroyForcibly);
+            throw new IOException("interrupted while waiting for ranks", e);
+        } finally {
+            procs.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
+            procs.forEach(Process::destroyForcibly);
+        }
+    }
+
+    private Thread pump(int rank, Process p, List<String> lines) {
+        return Thread.ofPlatform().daemon().name("nccl4j-launch-out-" + rank).start(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    lines.add(line);
+                    if (echo != null) {
+                        echo.println(prefix ? "[rank " + rank + "] " + line : line);
+                    }
+                }
+            } catch (IOException ignored) {
+                // The child went away; its exit code tells the story.
+            }
+        });
+    }
+
+    /** Prints the thread dump of every live child (SIGQUIT to each JVM), then kills them all. */
+    private void dumpAndKill(List<Process> procs) throws InterruptedException {
+        boolean any = false;
+        for (Process p : procs) {
+            for (ProcessHandle h : jvms(p)) {
+                any = true;
+                try {
+                    new ProcessBuilder("kill", "-QUIT", Long.toString(h.pid())).start().waitFor(2, TimeUnit.SECONDS);
+                } catch (IOException ignored) {
+                    // Dumping is best effort; killing below is not.
+                }
+            }
+        }
+        if (any) {
+            Thread.sleep(1500); // let the JVMs print their dumps
+        }
+        for (Process p : procs) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static List<ProcessHandle> jvms(Process p) {
+        List<ProcessHandle> list = new ArrayList<>();
+        if (p.isAlive() && p.info().command().map(c -> c.endsWith("java")).orElse(false)) {
+            list.add(p.toHandle());
+        }
+        p.descendants().filter(h -> h.info().command().map(c -> c.endsWith("java")).orElse(false)).forEach(list::add);
+        return list;
+    }
+}

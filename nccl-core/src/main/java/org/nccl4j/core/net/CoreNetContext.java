@@ -1,0 +1,60 @@
+package org.nccl4j.core.net;
+
+import org.nccl4j.core.debug.DebugLog;
+import org.nccl4j.core.debug.Level;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Param;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.net.spi.NetContext;
+import org.nccl4j.net.spi.NetLogger;
+
+/**
+ * What nccl4j hands plugins at init: its debug log and its parameter precedence.
+ */
+final class CoreNetContext implements NetContext {
+    private final Config config;
+    private final NetLogger logger;
+
+    CoreNetContext(Config config) {
+        this.config = config;
+        DebugLog log = Log.get();
+        this.logger = new NetLogger() {
+            @Override
+            public void log(int level, long subsystem, String message) {
+                log.log(toLevel(level), subsystem, () -> message);
+            }
+
+            @Override
+            public boolean enabled(int level) {
+                return log.enabled(toLevel(level), NetLogger.NET);
+            }
+        };
+    }
+
+    private static Level toLevel(int level) {
+        Level[] all = Level.values();
+        return level >= 0 && level < all.length ? all[level] : Level.INFO;
+    }
+
+    @Override
+    public NetLogger logger() {
+        return logger;
+    }
+
+    @Override
+    public String param(String ncclName) {
+        Param p = Params.find(ncclName);
+        if (p != null) {
+            return config.string(p);
+        }
+        // Plugins may read parameters nccl4j does not know; give them the same precedence
+        // minus the registry's default.
+        String prop = System.getProperty(Param.propertyName(ncclName));
+        if (prop != null) {
+            return prop;
+        }
+        String env = System.getenv(ncclName);
+        return env == null || env.isEmpty() ? null : env;
+    }
+}

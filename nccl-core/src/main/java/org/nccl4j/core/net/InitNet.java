@@ -1,0 +1,116 @@
+package org.nccl4j.core.net;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentHashMap;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.net.spi.Net;
+import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.NetProvider;
+
+/**
+ * NCCL 2.10's {@code initNet}: candidates are the {@link NetProvider}s found by
+ * {@link ServiceLoader} in priority order (native plugin, IB, Socket); {@code NCCL_NET} keeps
+ * only the one of that name; the first whose {@code init} succeeds and whose {@code devices()} is
+ * at least 1 wins. Done once per process for each value of {@code NCCL_NET}.
+ */
+public final class InitNet {
+    private static final Map<String, NetSelection> SELECTED = new ConcurrentHashMap<>();
+
+    private InitNet() {
+    }
+
+    /** @return every registered provider, lowest priority first */
+    public static List<NetProvider> providers() {
+        List<NetProvider> list = new ArrayList<>();
+        ServiceLoader.load(NetProvider.class, InitNet.class.getClassLoader()).forEach(list::add);
+        list.sort(Comparator.comparingInt(NetProvider::priority));
+        return list;
+    }
+
+    /**
+     * @param config parameters ({@code NCCL_NET} and whatever the plugins read)
+     * @return the process's network for that {@code NCCL_NET} value
+     * @throws NcclException with {@link Result#INVALID_USAGE} if no candidate is usable
+     */
+    public static NetSelection select(Config config) {
+        String wanted = config.string(Params.NET);
+        NetSelection s = SELECTED.get(key(wanted));
+        if (s != null) {
+            return s;
+        }
+        synchronized (InitNet.class) {
+            return SELECTED.computeIfAbsent(key(wanted), k -> choose(config, wanted, providers()));
+        }
+    }
+
+    private static String key(String wanted) {
+        return wanted == null ? "" : wanted;
+    }
+
+    /**
+     * Runs the choice without caching it (for tests and {@code nccl4j doctor}).
+     *
+     * @param config    parameters
+     * @param wanted    {@code NCCL_NET}, or {@code null}
+     * @param providers candidates in the order to try
+     * @return the selection
+     * @throws NcclException with {@link Result#INVALID_USAGE} if no candidate is usable
+     */
+    public static NetSelection choose(Config config, String wanted, List<NetProvider> providers) {
+        List<NetCandidate> candidates = new ArrayList<>();
+        Net chosen = null;
+        int devices = 0;
+        CoreNetContext context = new CoreNetContext(config);
+        for (NetProvider p : providers) {
+            if (wanted != null && !wanted.equals(p.name())) {
+                candidates.add(new NetCandidate(p.name(), p.priority(), "skipped: NCCL_NET=" + wanted));
+                continue;
+            }
+            if (chosen != null) {
+                candidates.add(new NetCandidate(p.name(), p.priority(), "not tried: " + chosen.name() + " came first"));
+                continue;
+            }
+            String status;
+            try {
+                Net net = p.create();
+                net.init(context);
+                int n = net.devices();
+                if (n >= 1) {
+                    chosen = net;
+                    devices = n;
+                    status = "chosen, " + n + " device" + (n == 1 ? "" : "s");
+                } else {
+                    net.shutdown();
+                    status = "refused: no device";
+                }
+            } catch (NetException e) {
+                status = "refused: " + e.getMessage();
+            } catch (RuntimeException | LinkageError e) {
+                status = "refused: " + e;
+            }
+            candidates.add(new NetCandidate(p.name(), p.priority(), status));
+            if (chosen == null) {
+                Log.info(Subsys.INIT | Subsys.NET, "NET : %s %s", p.name(), status);
+            }
+        }
+        if (chosen == null) {
+            String list = candidates.isEmpty() ? "none registered" : candidates.toString();
+            Log.warn("Error: network %s not found.", wanted == null ? "(any)" : wanted);
+            throw NcclException.of(Result.INVALID_USAGE,
+                    "network " + (wanted == null ? "(any)" : wanted) + " not found; candidates: " + list,
+                    wanted == null ? "add org.nccl4j:nccl-net-socket to the class path"
+                            : "unset NCCL_NET or set it to the name of a usable candidate (names are case-sensitive)");
+        }
+        Log.info(Subsys.INIT | Subsys.NET, "Using network %s", chosen.name());
+        return new NetSelection(chosen, devices, List.copyOf(candidates));
+    }
+}

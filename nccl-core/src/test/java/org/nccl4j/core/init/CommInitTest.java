@@ -1,0 +1,112 @@
+package org.nccl4j.core.init;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+import org.nccl4j.CommConfig;
+import org.nccl4j.Communicator;
+import org.nccl4j.Nccl;
+import org.nccl4j.NcclException;
+import org.nccl4j.NcclTimeoutException;
+import org.nccl4j.NcclUsageException;
+import org.nccl4j.Result;
+import org.nccl4j.UniqueId;
+
+/** Communicator init in one JVM (ranks as threads), through the public API. */
+class CommInitTest {
+    private static final CommConfig SHORT = CommConfig.builder().initTimeout(Duration.ofSeconds(3)).build();
+
+    @Test
+    void initAllAndDestroy() {
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            for (int n : new int[] {1, 2, 3, 4, 8}) {
+                List<Communicator> comms = Nccl.commInitAll(n);
+                for (int r = 0; r < n; r++) {
+                    assertEquals(r, comms.get(r).userRank());
+                    assertEquals(n, comms.get(r).count());
+                    assertEquals(1, comms.get(r).nodeCount());
+                    assertEquals(Result.SUCCESS, comms.get(r).asyncError());
+                }
+                comms.forEach(Communicator::close);
+                comms.forEach(Communicator::close); // idempotent
+                assertThrows(NcclUsageException.class, () -> comms.get(0).count());
+            }
+        });
+    }
+
+    @Test
+    void invalidArguments() {
+        UniqueId id = Nccl.getUniqueId();
+        NcclException e = assertThrows(NcclUsageException.class, () -> Nccl.commInitRank(0, id, 0));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        e = assertThrows(NcclUsageException.class, () -> Nccl.commInitRank(2, id, 2));
+        assertTrue(e.getMessage().contains("rank 2 is invalid for nranks 2"), e.getMessage());
+        assertThrows(NcclUsageException.class, () -> Nccl.commInitRank(2, id, -1));
+        e = assertThrows(NcclUsageException.class, () -> Nccl.commInitRank(2, null, 0));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        assertThrows(NcclUsageException.class, () -> Nccl.commInitAll(0));
+    }
+
+    @Test
+    void foreignAndCorruptIdsAreRefused() {
+        byte[] foreign = new byte[UniqueId.BYTES];
+        foreign[0] = 2; // a C NCCL 2.10 id: sockaddr_in, no magic
+        NcclException e = assertThrows(NcclUsageException.class,
+                () -> Nccl.commInitRank(1, UniqueId.fromBytes(foreign), 0, SHORT));
+        assertTrue(e.getMessage().toLowerCase().contains("unique id"), e.getMessage());
+        byte[] corrupt = Nccl.getUniqueId().toBytes();
+        corrupt[40] ^= 0x5a;
+        assertThrows(NcclException.class, () -> Nccl.commInitRank(1, UniqueId.fromBytes(corrupt), 0, SHORT));
+        assertThrows(NcclUsageException.class, () -> UniqueId.parse("zz"));
+        assertThrows(NcclUsageException.class, () -> UniqueId.fromBytes(new byte[5]));
+    }
+
+    @Test
+    void printableIdRoundTrips() {
+        UniqueId id = Nccl.getUniqueId();
+        assertEquals(id, UniqueId.parse(id.toString()));
+        assertEquals(256, id.toString().length());
+    }
+
+    @Test
+    void missingRankTimesOutNamingIt() {
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            UniqueId id = Nccl.getUniqueId();
+            CompletableFuture<Communicator> r0 = Nccl.commInitRankAsync(2, id, 0, SHORT);
+            ExecutionException e = assertThrows(ExecutionException.class, r0::get);
+            NcclTimeoutException t = assertInstanceOf(NcclTimeoutException.class, e.getCause());
+            assertTrue(t.getMessage().contains("1"), t.getMessage());
+        });
+    }
+
+    @Test
+    void cancellingAsyncInitAbortsIt() {
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            UniqueId id = Nccl.getUniqueId();
+            CompletableFuture<Communicator> r0 = Nccl.commInitRankAsync(3, id, 0,
+                    CommConfig.builder().initTimeout(Duration.ofSeconds(60)).build());
+            Thread.sleep(300);
+            r0.cancel(true);
+            assertTrue(r0.isCancelled());
+        });
+    }
+
+    @Test
+    void abortIsIdempotentFromAnyThread() throws Exception {
+        List<Communicator> comms = Nccl.commInitAll(2);
+        Thread t = new Thread(() -> comms.get(0).abort());
+        t.start();
+        t.join(5000);
+        comms.get(0).abort();
+        comms.get(0).close();
+        comms.get(1).close();
+    }
+}

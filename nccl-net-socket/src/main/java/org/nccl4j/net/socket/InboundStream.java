@@ -1,0 +1,200 @@
+package org.nccl4j.net.socket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import org.nccl4j.net.spi.NetException;
+
+/**
+ * The receiving side of one TCP connection: a FIFO of {@link Sink}s that the incoming bytes
+ * fill in order. Reading is switched on only while a sink waits, so a sender that runs ahead
+ * of the receiver is held back by TCP flow control instead of by buffering here. Large reads
+ * go straight into the sink's memory ({@link SinkAllocator}); bytes read beyond the last sink
+ * (a copy read may take more than was asked for) wait in a small leftover buffer.
+ *
+ * <p>Everything but {@link #expect} runs on the channel's event loop.
+ */
+final class InboundStream extends ChannelInboundHandlerAdapter {
+    /** Reads at least this large go straight into native sinks; smaller ones are copied. */
+    static final int LEND_MIN = 16 * 1024;
+    /** Largest single read into a sink (a ByteBuf holds at most 2 GiB). */
+    static final int LEND_MAX = 1 << 30;
+    /** Size of copy reads: big enough to take a header and a small payload in one system call. */
+    static final int COPY_READ = 64 * 1024;
+
+    private final String peer;
+    private final ArrayDeque<Sink> sinks = new ArrayDeque<>();
+    private Channel channel;
+    private ByteBuf leftover;
+    private ByteBuf lent;
+    private NetException failure;
+
+    /** @param peer the remote address, for error messages */
+    InboundStream(String peer) {
+        this.peer = peer;
+    }
+
+    /**
+     * Queues a sink from any thread; it is filled after the sinks queued before it.
+     *
+     * @param sink the sink
+     */
+    void expect(Sink sink) {
+        Channel ch = channel;
+        if (ch.eventLoop().inEventLoop()) {
+            expectLast(sink);
+        } else {
+            ch.eventLoop().execute(() -> expectLast(sink));
+        }
+    }
+
+    /** Queues a sink at the end; event loop only. */
+    void expectLast(Sink sink) {
+        if (failure != null) {
+            sink.fail(failure);
+            return;
+        }
+        sinks.addLast(sink);
+        feedLeftover();
+        updateReading();
+    }
+
+    /** Queues a sink ahead of all others (the payload that follows a header just read); event loop only. */
+    void expectFirst(Sink sink) {
+        if (failure != null) {
+            sink.fail(failure);
+            return;
+        }
+        sinks.addFirst(sink);
+        feedLeftover();
+        updateReading();
+    }
+
+    /** Binds the stream to its channel; called when the handler is added, before any read. */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+    }
+
+    /** Chooses the buffer for the next socket read. */
+    ByteBuf allocate(ByteBufAllocator alloc) {
+        Sink head = sinks.peekFirst();
+        if (head != null && head.lendable() && head.remaining() >= LEND_MIN) {
+            lent = head.lend(LEND_MAX);
+            return lent;
+        }
+        lent = null;
+        return alloc.ioBuffer(COPY_READ);
+    }
+
+    /** The size of the next read, for Netty's bookkeeping. */
+    int guess() {
+        Sink head = sinks.peekFirst();
+        return head != null && head.lendable() && head.remaining() >= LEND_MIN
+                ? (int) Math.min(head.remaining(), LEND_MAX) : COPY_READ;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf buf = (ByteBuf) msg;
+        try {
+            if (buf == lent) {
+                // The socket read straight into the head sink's memory.
+                lent = null;
+                Sink head = sinks.peekFirst();
+                if (head != null && head.advance(buf.readableBytes())) {
+                    sinks.pollFirst();
+                    head.complete();
+                }
+            } else if (leftover != null) {
+                // Rare: a read landed while nothing waited; keep it behind the earlier leftover.
+                ByteBuf merged = ctx.alloc().ioBuffer(leftover.readableBytes() + buf.readableBytes());
+                merged.writeBytes(leftover).writeBytes(buf);
+                leftover.release();
+                leftover = merged;
+                feedLeftover();
+            } else {
+                feed(buf);
+                if (buf.isReadable()) {
+                    leftover = buf.retain();
+                }
+            }
+        } finally {
+            buf.release();
+        }
+        updateReading();
+    }
+
+    private void feedLeftover() {
+        if (leftover == null) {
+            return;
+        }
+        feed(leftover);
+        if (!leftover.isReadable()) {
+            leftover.release();
+            leftover = null;
+        }
+    }
+
+    /** Copies readable bytes into the sinks in order; completion callbacks may queue new sinks first. */
+    private void feed(ByteBuf buf) {
+        while (buf.isReadable() && failure == null) {
+            Sink head = sinks.peekFirst();
+            if (head == null) {
+                return;
+            }
+            if (head.copyFrom(buf)) {
+                sinks.pollFirst();
+                head.complete();
+            }
+        }
+    }
+
+    /** Reads only while a sink waits: back-pressure instead of buffering. */
+    private void updateReading() {
+        Channel ch = channel;
+        if (ch == null || failure != null) {
+            return;
+        }
+        boolean want = !sinks.isEmpty();
+        if (ch.config().isAutoRead() != want) {
+            ch.config().setAutoRead(want);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        failAll(new NetException(NetException.Kind.REMOTE, "NET/Socket : connection closed by remote peer " + peer));
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        NetException.Kind kind = cause instanceof IOException ? NetException.Kind.REMOTE : NetException.Kind.INTERNAL;
+        failAll(new NetException(kind, "NET/Socket : receive from peer " + peer + " failed : " + cause, cause));
+        ctx.close();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        failAll(new NetException(NetException.Kind.INTERNAL, "NET/Socket : connection to " + peer + " was closed"));
+    }
+
+    /** Fails every waiting sink with the first error; later sinks fail at once. */
+    private void failAll(NetException error) {
+        if (failure == null) {
+            failure = error;
+        }
+        if (leftover != null) {
+            leftover.release();
+            leftover = null;
+        }
+        for (Sink s; (s = sinks.pollFirst()) != null; ) {
+            s.fail(failure);
+        }
+    }
+}

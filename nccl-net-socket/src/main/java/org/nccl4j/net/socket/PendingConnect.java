@@ -1,0 +1,115 @@
+package org.nccl4j.net.socket;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.iface.AddressText;
+
+/**
+ * A {@code connect} in progress: {@code nSocks + 1} TCP connections being opened and their
+ * handshakes written. {@code connect} returns {@code null} until all are done, so it never
+ * blocks and never waits for the peer's {@code accept} (the kernel completes the TCP handshake
+ * from the listen backlog).
+ */
+final class PendingConnect {
+    /** Netty's connect timeout: NCCL 2.9 gives up on a silent peer after the kernel's SYN retries. */
+    static final int CONNECT_TIMEOUT_MS = 30_000;
+
+    private final SocketHandle handle;
+    private final String peer;
+    private final Channel[] channels;
+    private final PeerWatch[] watches;
+    private final AtomicInteger ready = new AtomicInteger();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    private PendingConnect(SocketHandle handle) {
+        this.handle = handle;
+        this.peer = AddressText.of(handle.address());
+        this.channels = new Channel[handle.nSocks() + 1];
+        this.watches = new PeerWatch[handle.nSocks() + 1];
+    }
+
+    /**
+     * Starts opening the connections.
+     *
+     * @param handle    the listener's handle
+     * @param transport which Netty channels to use
+     * @param loops     the event loops, control connection first, then data connection {@code i} at {@code i + 1}
+     * @return the attempt
+     */
+    static PendingConnect start(SocketHandle handle, NettyTransport transport, EventLoop[] loops) {
+        PendingConnect p = new PendingConnect(handle);
+        long connectorId = ThreadLocalRandom.current().nextLong();
+        int nSocks = handle.nSocks();
+        for (int i = 0; i <= nSocks; i++) {
+            int index = i;
+            PeerWatch watch = new PeerWatch(p.peer);
+            watch.owner(p::fail);
+            p.watches[i] = watch;
+            EventLoop loop = index == nSocks ? loops[0] : loops[index + 1];
+            ChannelFuture cf = new Bootstrap().group(loop).channel(transport.socketChannel())
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
+                    .handler(watch)
+                    .connect(handle.address());
+            p.channels[i] = cf.channel();
+            cf.addListener(connected -> {
+                if (!connected.isSuccess()) {
+                    p.fail(connected.cause());
+                    return;
+                }
+                Channel ch = cf.channel();
+                ch.writeAndFlush(new Handshake(connectorId, index, nSocks).encode(ch.alloc())).addListener(written -> {
+                    if (written.isSuccess()) {
+                        p.ready.incrementAndGet();
+                    } else {
+                        p.fail(written.cause());
+                    }
+                });
+            });
+        }
+        return p;
+    }
+
+    private void fail(Throwable cause) {
+        failure.compareAndSet(null, cause);
+    }
+
+    /**
+     * @return the send comm once every connection is up and introduced, else {@code null}
+     * @throws NetException {@code SYSTEM} if a connection failed (e.g. refused: the listener is gone)
+     */
+    SocketSendComm poll() throws NetException {
+        Throwable cause = failure.get();
+        if (cause != null) {
+            abandon();
+            String why = cause instanceof NetException ne ? ne.getMessage() : String.valueOf(cause);
+            throw new NetException(NetException.Kind.SYSTEM, "NET/Socket : connect to " + peer + " failed : " + why, cause);
+        }
+        if (ready.get() < channels.length) {
+            return null;
+        }
+        int nSocks = handle.nSocks();
+        SocketSendComm comm = new SocketSendComm(channels[nSocks], Arrays.copyOf(channels, nSocks), peer);
+        for (PeerWatch w : watches) {
+            w.owner(comm::fail);
+        }
+        return comm;
+    }
+
+    /** Closes whatever was opened. */
+    void abandon() {
+        for (Channel c : channels) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package org.nccl4j.net.socket;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.nccl4j.net.spi.ListenComm;
+import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.NetLogger;
+import org.nccl4j.net.spi.iface.AddressText;
+
+/**
+ * A listening Socket endpoint. Each accepted TCP connection first sends a {@link Handshake};
+ * connections are grouped by connector and placed by index (arrival order does not matter,
+ * as in NCCL), and a group is ready for {@code accept} once all {@code nSocks + 1} arrived.
+ */
+final class SocketListenComm implements ListenComm {
+    /** The connections of one connector, by index; the control connection is last. */
+    static final class Arrival {
+        final Channel[] channels;
+        final InboundStream[] streams;
+        int count;
+
+        Arrival(int n) {
+            channels = new Channel[n];
+            streams = new InboundStream[n];
+        }
+    }
+
+    private final int nSocks;
+    private final NetLogger log;
+    private final Map<Long, Arrival> partial = new HashMap<>();
+    private final ArrayDeque<Arrival> ready = new ArrayDeque<>();
+    private Channel server;
+    private boolean closed;
+
+    /**
+     * @param nSocks data connections each connector opens
+     * @param log    where refused connections are reported
+     */
+    SocketListenComm(int nSocks, NetLogger log) {
+        this.nSocks = nSocks;
+        this.log = log;
+    }
+
+    synchronized void server(Channel channel) {
+        server = channel;
+    }
+
+    /** Sets up an accepted connection: its receive stream, waiting first for the handshake. Event loop. */
+    void initChild(Channel ch) {
+        String peer = ch.remoteAddress() instanceof InetSocketAddress a ? AddressText.of(a) : String.valueOf(ch.remoteAddress());
+        InboundStream stream = new InboundStream(peer);
+        ch.config().setRecvByteBufAllocator(new SinkAllocator(stream));
+        ch.pipeline().addLast(stream);
+        byte[] bytes = new byte[Handshake.SIZE];
+        stream.expectLast(new Sink(MemorySegment.ofArray(bytes), new Sink.Listener() {
+            @Override
+            public void filled(Sink sink) {
+                arrived(Handshake.decode(bytes), ch, stream, peer);
+            }
+
+            @Override
+            public void failed(NetException e) {
+                // Closed before the handshake: nothing to place.
+            }
+        }));
+    }
+
+    private void arrived(Handshake hs, Channel ch, InboundStream stream, String peer) {
+        String refusal = null;
+        synchronized (this) {
+            if (closed) {
+                refusal = "the listener is closed";
+            } else if (hs == null) {
+                refusal = "wrong magic";
+            } else if (hs.nSocks() != nSocks || hs.index() < 0 || hs.index() > nSocks) {
+                refusal = "socket " + hs.index() + " of " + hs.nSocks() + " does not fit this listener's " + nSocks;
+            } else {
+                Arrival a = partial.computeIfAbsent(hs.connectorId(), id -> new Arrival(nSocks + 1));
+                if (a.channels[hs.index()] != null) {
+                    refusal = "socket index " + hs.index() + " arrived twice";
+                } else {
+                    a.channels[hs.index()] = ch;
+                    a.streams[hs.index()] = stream;
+                    if (++a.count == nSocks + 1) {
+                        partial.remove(hs.connectorId());
+                        ready.add(a);
+                    }
+                }
+            }
+        }
+        if (refusal != null) {
+            log.log(NetLogger.WARN, NetLogger.NET, "NET/Socket : dropping connection from " + peer + ": " + refusal);
+            ch.close();
+        }
+    }
+
+    /**
+     * @return the next connector whose connections all arrived, or {@code null}
+     * @throws NetException if the listener is closed
+     */
+    synchronized Arrival poll() throws NetException {
+        if (closed) {
+            throw new NetException(NetException.Kind.INVALID_USAGE, "NET/Socket : accept on a closed listener");
+        }
+        return ready.poll();
+    }
+
+    /** Closes the listening socket and every connection not yet accepted; waits for the listening socket. */
+    void close() {
+        List<Channel> toClose = new ArrayList<>();
+        Channel s;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = server;
+            for (Arrival a : partial.values()) {
+                collect(a, toClose);
+            }
+            for (Arrival a : ready) {
+                collect(a, toClose);
+            }
+            partial.clear();
+            ready.clear();
+        }
+        toClose.forEach(Channel::close);
+        if (s != null) {
+            ChannelFuture f = s.close();
+            if (!s.eventLoop().inEventLoop()) {
+                f.awaitUninterruptibly(SocketComm.CLOSE_WAIT.toMillis());
+            }
+        }
+    }
+
+    private static void collect(Arrival a, List<Channel> out) {
+        for (Channel c : a.channels) {
+            if (c != null) {
+                out.add(c);
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package org.nccl4j.net.socket;
+
+import io.netty.channel.Channel;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.RecvComm;
+
+/**
+ * The receiving end of a Socket connection. A posted receive first waits for its message's
+ * size header on the control connection; the header then places the payload: on the control
+ * connection right after the header, or as pieces on the data connections in the same
+ * round-robin order the sender used. Payload lands in the caller's buffer.
+ */
+final class SocketRecvComm extends SocketComm implements RecvComm {
+    private final InboundStream controlStream;
+    private final InboundStream[] dataStreams;
+
+    SocketRecvComm(Channel control, InboundStream controlStream, Channel[] data, InboundStream[] dataStreams,
+                   String peer) {
+        super(control, data, peer);
+        this.controlStream = controlStream;
+        this.dataStreams = dataStreams;
+    }
+
+    /**
+     * Posts a receive; never blocks.
+     *
+     * @param segment the buffer; its size is the capacity
+     * @return its request
+     * @throws NetException if the comm is closed or failed, or all request slots are busy
+     */
+    SocketRequest receive(MemorySegment segment) throws NetException {
+        SocketRequest r = acquire(segment);
+        controlStream.expect(new Sink(r.header, new Sink.Listener() {
+            @Override
+            public void filled(Sink sink) {
+                onHeader(r);
+            }
+
+            @Override
+            public void failed(NetException e) {
+                fail(e);
+            }
+        }));
+        return r;
+    }
+
+    /** On the control connection's event loop: the size is known, so the payload can be placed. */
+    private void onHeader(SocketRequest r) {
+        long size = r.header.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0);
+        MemorySegment buffer = r.data();
+        if (size < 0 || size > buffer.byteSize()) {
+            fail(new NetException(NetException.Kind.INTERNAL, "NET/Socket : message truncated : receiving " + size
+                    + " bytes instead of " + buffer.byteSize() + " from peer " + peer));
+            return;
+        }
+        r.size(size);
+        if (size > 0 && nSocks() == 0) {
+            r.addParts(1);
+            controlStream.expectFirst(new Sink(buffer.asSlice(0, size), r.partListener));
+        } else if (size > 0) {
+            long taskSize = taskSize(size, nSocks());
+            for (long off = 0; off < size; off += taskSize) {
+                MemorySegment piece = buffer.asSlice(off, Math.min(taskSize, size - off));
+                r.addParts(1);
+                dataStreams[nextDataSocket()].expect(new Sink(piece, r.partListener));
+            }
+        }
+        // The guard part taken at claim time stands for the header.
+        r.partDone();
+    }
+}
