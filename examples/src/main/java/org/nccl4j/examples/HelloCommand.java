@@ -43,7 +43,8 @@ final class HelloCommand implements Callable<Integer> {
     }
 
     private CommConfig config() {
-        return CommConfig.builder().initTimeout(ranks.timeout).build();
+        return ranks.initTimeout == null ? CommConfig.defaults()
+                : CommConfig.builder().initTimeout(ranks.initTimeout).build();
     }
 
     static String line(Communicator c) {

@@ -11,8 +11,12 @@ final class RankOptions {
     @Option(names = "--threads", description = "run this many ranks as threads of this JVM instead")
     Integer threads;
 
-    @Option(names = "--timeout", defaultValue = "PT2M", description = "deadline for the whole run (ISO-8601, default ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "PT10M",
+            description = "deadline for the whole run of local rank JVMs (ISO-8601, default ${DEFAULT-VALUE})")
     Duration timeout;
+
+    @Option(names = "--init-timeout", description = "deadline for communicator init (ISO-8601; default NCCL4J_INIT_TIMEOUT_MS)")
+    Duration initTimeout;
 
     /** @return whether a launcher (ours, mpirun, torchrun, Slurm, PMI) started this process as a rank */
     static boolean underLauncher() {

@@ -743,12 +743,13 @@ public final class Bootstrap implements AutoCloseable {
 
     private void shutdown(String why) {
         stopper.stop(why);
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        if (closed.compareAndSet(false, true)) {
+            if (abortFlag != null) {
+                abortFlag.remove(abortAction);
+            }
+            Log.trace(Subsys.INIT, "%s: %s", ctx, why);
         }
-        if (abortFlag != null) {
-            abortFlag.remove(abortAction);
-        }
+        // Closing is idempotent; repeating it catches a channel opened while an abort was under way.
         Io.closeQuietly(ringSend);
         Io.closeQuietly(ringRecv);
         Io.closeQuietly(listen);
@@ -766,7 +767,6 @@ public final class Bootstrap implements AutoCloseable {
                 ioLock.unlock();
             }
         }
-        Log.trace(Subsys.INIT, "%s: %s", ctx, why);
     }
 
     @Override

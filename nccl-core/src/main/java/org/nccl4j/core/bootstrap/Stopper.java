@@ -37,6 +37,11 @@ final class Stopper {
             throw NcclException.of(Result.INVALID_USAGE, what + " interrupted: " + s,
                     "the bootstrap was aborted or closed; create a new communicator");
         }
+        if (Thread.currentThread().isInterrupted()) {
+            // Selectors return at once for an interrupted thread: stop instead of spinning to the deadline.
+            throw NcclException.of(Result.SYSTEM_ERROR, what + " interrupted: the waiting thread was interrupted",
+                    "abort the communicator instead of interrupting its threads");
+        }
     }
 
     boolean isStopped() {

@@ -70,9 +70,13 @@ public final class DebugLog {
             case "off", "0", "false" -> false;
             // The JDK's own finder prints to stderr through java.util.logging: routing there
             // would print every line twice, so auto routes only to an installed framework.
-            default -> !System.LoggerFinder.getLoggerFinder().getClass().getName().startsWith("jdk.internal.");
+            default -> !isJdkDefault(System.LoggerFinder.getLoggerFinder().getClass().getName());
         };
         return on ? System.getLogger("org.nccl4j") : null;
+    }
+
+    private static boolean isJdkDefault(String finder) {
+        return finder.startsWith("jdk.internal.") || finder.startsWith("sun.util.logging.");
     }
 
     /**

@@ -90,7 +90,7 @@ public final class CommInit {
             if (bid.fromCommId() && rank == 0) {
                 root = BootstrapRoot.start(bid.root(), bid.nonce());
             }
-            bootstrap = Bootstrap.init(bid, rank, nranks, local, deadline, abort);
+            bootstrap = Bootstrap.init(bid, rank, nranks, local, deadline, abort, config);
             DeviceBackend backend = DeviceBackends.select(config).backend();
             LocalDevice dev = backend.open(config);
 
@@ -144,7 +144,7 @@ public final class CommInit {
             return BootstrapId.fromCommId(commId).toUniqueId();
         }
         InetAddress local = BootstrapInterface.select(config, null).address();
-        long nonce = new java.security.SecureRandom().nextLong();
+        long nonce = BootstrapId.newNonce();
         BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce);
         return new BootstrapId(root.address(), nonce, false).toUniqueId();
     }

@@ -1,5 +1,6 @@
 package org.nccl4j.net.ib;
 
+import java.net.SocketException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -17,6 +18,9 @@ import org.nccl4j.net.spi.ListenComm;
 import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetContext;
+import org.nccl4j.net.spi.iface.InterfaceSelection;
+import org.nccl4j.net.spi.iface.InterfaceSelector;
+import org.nccl4j.net.spi.iface.SelectionRequest;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.NetLogger;
 import org.nccl4j.net.spi.NetProperties;
@@ -130,11 +134,11 @@ public final class IbNet implements Net {
         if (hca != null && HCA_SHOWN.compareAndSet(false, true)) {
             log(NetLogger.INFO, NetLogger.NET | SUBSYS_ENV, "NCCL_IB_HCA set to " + hca);
         }
-        discover(v, IbHcaFilter.parse(hca));
+        discover(v, IbHcaFilter.parse(hca), context);
     }
 
     /** {@code ncclIbInit}'s device loop. */
-    private void discover(Verbs v, IbHcaFilter filter) throws NetException {
+    private void discover(Verbs v, IbHcaFilter filter, NetContext context) throws NetException {
         List<IbDevice> kept = new ArrayList<>();
         List<Pointer> open = new ArrayList<>();
         List<String> seen = new ArrayList<>();
@@ -251,12 +255,23 @@ public final class IbNet implements Net {
             line.append(" [").append(i).append(']').append(k.name()).append(':').append(k.port()).append('/')
                     .append(k.linkName());
         }
-        // NCCL ends the line with "; OOB <ifname>:<address>"; the OOB interface is chosen with the
-        // data path.
-        line.append(" ; OOB not chosen yet (IB data path pending)");
+        // The out-of-band TCP interface (QP info exchange) follows NCCL's socket interface search.
+        line.append(" ; OOB ").append(oobInterface(context));
         log(NetLogger.INFO, SUBSYS_INIT_NET, line.toString());
         devices = List.copyOf(kept);
         contexts = List.copyOf(open);
+    }
+
+    private static String oobInterface(NetContext context) throws NetException {
+        try {
+            InterfaceSelection oob = InterfaceSelector.select(SelectionRequest.fromParams(context::param, 1));
+            if (oob.isEmpty()) {
+                throw new NetException(NetException.Kind.SYSTEM, "NET/IB : No IP interface found (" + oob.reason() + ")");
+            }
+            return oob.ncclList();
+        } catch (SocketException | IllegalArgumentException e) {
+            throw new NetException(NetException.Kind.SYSTEM, "NET/IB : cannot choose the OOB interface: " + e.getMessage(), e);
+        }
     }
 
     private void closeContext(Verbs v, String name, Pointer ctx) {

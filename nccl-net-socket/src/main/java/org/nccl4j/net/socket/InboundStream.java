@@ -2,6 +2,7 @@ package org.nccl4j.net.socket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -11,10 +12,11 @@ import org.nccl4j.net.spi.NetException;
 
 /**
  * The receiving side of one TCP connection: a FIFO of {@link Sink}s that the incoming bytes
- * fill in order. Reading is switched on only while a sink waits, so a sender that runs ahead
- * of the receiver is held back by TCP flow control instead of by buffering here. Large reads
- * go straight into the sink's memory ({@link SinkAllocator}); bytes read beyond the last sink
- * (a copy read may take more than was asked for) wait in a small leftover buffer.
+ * fill in order. Large reads go straight into the sink's memory ({@link SinkAllocator}).
+ * Bytes that arrive before their sink is posted are read ahead into a buffer of at most
+ * {@value #READ_AHEAD} bytes (so a stream of small messages does not stop and restart reading
+ * for each one); beyond that, reading stops until a sink is posted, and TCP flow control holds
+ * the sender back.
  *
  * <p>Everything but {@link #expect} runs on the channel's event loop.
  */
@@ -25,11 +27,13 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
     static final int LEND_MAX = 1 << 30;
     /** Size of copy reads: big enough to take a header and a small payload in one system call. */
     static final int COPY_READ = 64 * 1024;
+    /** Most bytes read ahead of the posted sinks. */
+    static final int READ_AHEAD = 256 * 1024;
 
     private final String peer;
     private final ArrayDeque<Sink> sinks = new ArrayDeque<>();
-    private Channel channel;
-    private ByteBuf leftover;
+    private volatile Channel channel;
+    private CompositeByteBuf leftover;
     private ByteBuf lent;
     private NetException failure;
 
@@ -101,43 +105,44 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf buf = (ByteBuf) msg;
-        try {
-            if (buf == lent) {
-                // The socket read straight into the head sink's memory.
-                lent = null;
-                Sink head = sinks.peekFirst();
-                if (head != null && head.advance(buf.readableBytes())) {
-                    sinks.pollFirst();
-                    head.complete();
-                }
-            } else if (leftover != null) {
-                // Rare: a read landed while nothing waited; keep it behind the earlier leftover.
-                ByteBuf merged = ctx.alloc().ioBuffer(leftover.readableBytes() + buf.readableBytes());
-                merged.writeBytes(leftover).writeBytes(buf);
-                leftover.release();
-                leftover = merged;
-                feedLeftover();
-            } else {
-                feed(buf);
-                if (buf.isReadable()) {
-                    leftover = buf.retain();
-                }
-            }
-        } finally {
+        if (buf == lent) {
+            // The socket read straight into the head sink's memory.
+            lent = null;
+            Sink head = sinks.peekFirst();
+            int n = buf.readableBytes();
             buf.release();
+            if (head != null && head.advance(n)) {
+                sinks.pollFirst();
+                head.complete();
+            }
+        } else if (leftover != null && leftover.isReadable()) {
+            // Bytes already read ahead come first.
+            leftover.addComponent(true, buf);
+            feedLeftover();
+        } else {
+            feed(buf);
+            if (buf.isReadable()) {
+                if (leftover == null) {
+                    leftover = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+                }
+                leftover.addComponent(true, buf);
+            } else {
+                buf.release();
+            }
         }
         updateReading();
     }
 
     private void feedLeftover() {
-        if (leftover == null) {
+        if (leftover == null || !leftover.isReadable()) {
             return;
         }
         feed(leftover);
-        if (!leftover.isReadable()) {
-            leftover.release();
-            leftover = null;
-        }
+        leftover.discardReadComponents();
+    }
+
+    private int readAhead() {
+        return leftover == null ? 0 : leftover.readableBytes();
     }
 
     /** Copies readable bytes into the sinks in order; completion callbacks may queue new sinks first. */
@@ -154,13 +159,13 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Reads only while a sink waits: back-pressure instead of buffering. */
+    /** Reads while a sink waits or read-ahead has room: back-pressure instead of unbounded buffering. */
     private void updateReading() {
         Channel ch = channel;
         if (ch == null || failure != null) {
             return;
         }
-        boolean want = !sinks.isEmpty();
+        boolean want = !sinks.isEmpty() || readAhead() < READ_AHEAD;
         if (ch.config().isAutoRead() != want) {
             ch.config().setAutoRead(want);
         }

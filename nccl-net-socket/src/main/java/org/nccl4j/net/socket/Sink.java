@@ -52,10 +52,14 @@ final class Sink {
     /** Copies up to {@code remaining()} readable bytes of {@code src} in; returns whether the sink is now full. */
     boolean copyFrom(ByteBuf src) {
         int n = (int) Math.min(src.readableBytes(), remaining());
-        // Segment copy works for every target kind (native, byte[], long[], ...), unlike ByteBuffer views.
-        MemorySegment.copy(MemorySegment.ofBuffer(src.nioBuffer(src.readerIndex(), n)), 0, target, filled, n);
+        // One view per component (read-ahead is a composite buffer), no merging copy; segment copy
+        // works for every target kind (native, byte[], long[], ...), unlike ByteBuffer views.
+        for (java.nio.ByteBuffer part : src.nioBuffers(src.readerIndex(), n)) {
+            int len = part.remaining();
+            MemorySegment.copy(MemorySegment.ofBuffer(part), 0, target, filled, len);
+            filled += len;
+        }
         src.skipBytes(n);
-        filled += n;
         return remaining() == 0;
     }
 

@@ -344,8 +344,9 @@ public final class SocketNet implements Net {
     public Request irecv(RecvComm comm, MemorySegment data, MemoryHandle handle) throws NetException {
         checkReady();
         SocketRecvComm c = cast(comm, SocketRecvComm.class, "receive comm");
-        if (data == null) {
-            throw new NetException(NetException.Kind.INVALID_ARGUMENT, "NET/Socket : irecv into a null buffer");
+        if (data == null || data.isReadOnly()) {
+            throw new NetException(NetException.Kind.INVALID_ARGUMENT, "NET/Socket : irecv into a "
+                    + (data == null ? "null" : "read-only") + " buffer");
         }
         return c.receive(data);
     }

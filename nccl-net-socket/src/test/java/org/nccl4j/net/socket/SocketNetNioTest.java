@@ -6,7 +6,10 @@ import org.nccl4j.net.spi.NetContext;
 import org.nccl4j.net.spi.testkit.NetTestKit;
 import org.nccl4j.net.spi.testkit.TestNetContext;
 
-/** The whole test kit again on Netty's NIO transport (what runs where epoll does not load). */
+/**
+ * The whole test kit again on Netty's NIO transport (what runs where epoll does not load),
+ * with 3 × 1 data connections so pieces wrap around an odd socket count.
+ */
 class SocketNetNioTest extends NetTestKit {
     @Override
     protected Net createNet() {
@@ -15,7 +18,8 @@ class SocketNetNioTest extends NetTestKit {
 
     @Override
     protected NetContext context() {
-        return new TestNetContext(Map.of("NCCL_SOCKET_IFNAME", "lo"));
+        return new TestNetContext(Map.of("NCCL_SOCKET_IFNAME", "lo", "NCCL_SOCKET_NTHREADS", "3",
+                "NCCL_NSOCKS_PERTHREAD", "1"));
     }
 
     @Override

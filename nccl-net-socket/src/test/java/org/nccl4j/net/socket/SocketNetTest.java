@@ -6,7 +6,10 @@ import org.nccl4j.net.spi.NetContext;
 import org.nccl4j.net.spi.testkit.NetTestKit;
 import org.nccl4j.net.spi.testkit.TestNetContext;
 
-/** The Socket net against the test kit on loopback, with its default tuning and the best transport. */
+/**
+ * The Socket net against the test kit on loopback, with its default tuning (NCCL's: no data
+ * connections, every message on the control connection) and the best transport (epoll here).
+ */
 class SocketNetTest extends NetTestKit {
     @Override
     protected Net createNet() {

@@ -25,6 +25,7 @@ class SocketTuningTest {
     void eachParameterFallsBackToAutoIndependently() {
         assertEquals(new SocketTuning(3, 8), SocketTuning.resolve(3, -2, "0x1d0f", log));
         assertEquals(new SocketTuning(0, 5), SocketTuning.resolve(-2, 5, null, log));
+        assertEquals(new SocketTuning(2, 1), SocketTuning.resolve(2, -2, null, log));
         assertEquals(new SocketTuning(2, 2), SocketTuning.resolve(2, 2, null, log));
     }
 

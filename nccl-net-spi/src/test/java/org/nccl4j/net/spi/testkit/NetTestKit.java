@@ -76,6 +76,10 @@ public abstract class NetTestKit {
     private ExecutorService threads;
     private final Deque<Comm> open = new ConcurrentLinkedDeque<>();
 
+    /** For subclasses. */
+    protected NetTestKit() {
+    }
+
     /** @return a new, uninitialised instance of the network under test */
     protected abstract Net createNet();
 
@@ -99,7 +103,11 @@ public abstract class NetTestKit {
         return 256 * MIB;
     }
 
-    /** Creates and initialises the network, an arena and the test's threads. */
+    /**
+     * Creates and initialises the network, an arena and the test's threads.
+     *
+     * @throws NetException if the network's {@code init} fails
+     */
     @BeforeEach
     protected void setUpNet() throws NetException {
         threads = Executors.newCachedThreadPool(r -> {
@@ -650,13 +658,17 @@ public abstract class NetTestKit {
         MemoryHandle rh = register(pair.recv(), dst);
         Request send = driver.untilNonNull("isend", () -> net.isend(pair.send(), src, sh));
         Request recv = driver.untilNonNull("irecv", () -> net.irecv(pair.recv(), dst, rh));
-        net.test(send);
-        net.test(recv);
+        boolean sendDone = net.test(send) >= 0;
+        boolean recvDone = net.test(recv) >= 0;
         closeSend(pair);
         // The send request died with its comm: testing it must not report "pending" forever.
-        endsWithinTimeout("test of a send request whose comm was closed", send);
+        if (!sendDone) {
+            endsWithinTimeout("test of a send request whose comm was closed", send);
+        }
         // The receiver either got everything before the close or sees the peer go away.
-        endsWithinTimeout("receive from a peer that closed mid-message", recv);
+        if (!recvDone) {
+            endsWithinTimeout("receive from a peer that closed mid-message", recv);
+        }
         assertThrows(NetException.class, () -> net.isend(pair.send(), src, sh), "isend after closeSend");
     }
 
@@ -670,12 +682,16 @@ public abstract class NetTestKit {
         MemoryHandle rh = register(pair.recv(), dst);
         Request send = driver.untilNonNull("isend", () -> net.isend(pair.send(), src, sh));
         Request recv = driver.untilNonNull("irecv", () -> net.irecv(pair.recv(), dst, rh));
-        net.test(recv);
-        net.test(send);
+        boolean recvDone = net.test(recv) >= 0;
+        boolean sendDone = net.test(send) >= 0;
         closeRecv(pair);
-        endsWithinTimeout("test of a receive request whose comm was closed", recv);
+        if (!recvDone) {
+            endsWithinTimeout("test of a receive request whose comm was closed", recv);
+        }
         // 64 MiB cannot all sit in socket buffers: the sender must learn that the receiver left.
-        endsWithinTimeout("send to a peer that closed mid-message", send);
+        if (!sendDone) {
+            endsWithinTimeout("send to a peer that closed mid-message", send);
+        }
         assertThrows(NetException.class, () -> net.irecv(pair.recv(), dst, rh), "irecv after closeRecv");
     }
 

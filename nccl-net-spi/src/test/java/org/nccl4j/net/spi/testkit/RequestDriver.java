@@ -27,7 +27,11 @@ public final class RequestDriver {
     private final Net net;
     private final long timeoutNanos;
 
-    /** A network call that may answer {@code null} for "call again". */
+    /**
+     * A network call that may answer {@code null} for "call again".
+     *
+     * @param <T> the result type
+     */
     @FunctionalInterface
     public interface NetCall<T> {
         /**
