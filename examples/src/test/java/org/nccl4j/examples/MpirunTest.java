@@ -32,6 +32,13 @@ class MpirunTest {
         Process p = pb.start();
         byte[] bytes;
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            // Thread dumps of the rank JVMs (SIGQUIT), then kill everything.
+            for (ProcessHandle h : p.descendants().toList()) {
+                if (h.info().command().map(c -> c.endsWith("java")).orElse(false)) {
+                    new ProcessBuilder("kill", "-QUIT", Long.toString(h.pid())).start().waitFor(2, TimeUnit.SECONDS);
+                }
+            }
+            Thread.sleep(1500);
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
             throw new AssertionError("mpirun did not finish in 120 s: " + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));

@@ -1,24 +1,19 @@
 package org.nccl4j.core.bootstrap;
 
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.UniqueId;
 import org.nccl4j.core.debug.Log;
+import org.nccl4j.net.spi.iface.CommIdAddress;
 import org.nccl4j.core.debug.Subsys;
 
 /**
@@ -67,8 +62,6 @@ public record BootstrapId(InetSocketAddress root, long nonce, boolean fromCommId
             "set NCCL_COMM_ID to the address and a free port of the host where rank 0 runs, e.g. 10.0.0.1:29500";
     private static final String PASS_UNCHANGED =
             "pass the 128 bytes rank 0 got from Nccl.getUniqueId() unchanged (UniqueId.toString()/UniqueId.parse())";
-    private static final Pattern IPV4 = Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
-    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
@@ -205,97 +198,18 @@ public record BootstrapId(InetSocketAddress root, long nonce, boolean fromCommId
             throw badCommId(commId, "empty");
         }
         String text = commId.strip();
-        String host;
-        String port;
-        InetAddress ip;
-        if (text.startsWith("[")) {
-            int close = text.indexOf(']');
-            if (close < 0) {
-                throw badCommId(text, "missing ']' after the IPv6 address");
-            }
-            host = text.substring(1, close);
-            if (close + 1 >= text.length() || text.charAt(close + 1) != ':') {
-                throw badCommId(text, "missing ':<port>' after ']'");
-            }
-            port = text.substring(close + 2);
-            ip = ipv6Literal(text, host);
-        } else {
-            int colon = text.lastIndexOf(':');
-            if (colon < 0) {
-                throw badCommId(text, "missing ':<port>'");
-            }
-            host = text.substring(0, colon);
-            port = text.substring(colon + 1);
-            if (host.isEmpty()) {
-                throw badCommId(text, "missing host");
-            }
-            if (host.indexOf(':') >= 0) {
-                throw badCommId(text, "an IPv6 address must be written in brackets: [" + host + "]:" + port);
-            }
-            if (IPV4.matcher(host).matches()) {
-                try {
-                    ip = Inet4Address.ofLiteral(host);
-                } catch (IllegalArgumentException e) {
-                    throw badCommId(text, "'" + host + "' is not an IPv4 address");
-                }
-            } else {
-                try {
-                    ip = InetAddress.getByName(host);
-                } catch (UnknownHostException | SecurityException e) {
-                    throw badCommId(text, "host name '" + host + "' does not resolve (" + e.getMessage() + ")");
-                }
-            }
-        }
-        int p = parsePort(text, port);
-        Log.info(Subsys.INIT, "NCCL_COMM_ID set by environment to %s", text);
-        return new BootstrapId(new InetSocketAddress(ip, p), commIdNonce(text), true);
-    }
-
-    private static InetAddress ipv6Literal(String text, String host) {
-        String addr = host;
-        int scopeId = 0;
-        int pct = host.indexOf('%');
-        if (pct >= 0) {
-            addr = host.substring(0, pct);
-            String scope = host.substring(pct + 1);
-            if (scope.isEmpty()) {
-                throw badCommId(text, "empty scope after '%'");
-            }
-            if (scope.chars().allMatch(Character::isDigit)) {
-                try {
-                    scopeId = Integer.parseInt(scope);
-                } catch (NumberFormatException e) {
-                    throw badCommId(text, "scope id " + scope + " out of range");
-                }
-            } else {
-                try {
-                    NetworkInterface nif = NetworkInterface.getByName(scope);
-                    if (nif == null) {
-                        throw badCommId(text, "no network interface named '" + scope + "'");
-                    }
-                    scopeId = nif.getIndex();
-                } catch (SocketException e) {
-                    throw badCommId(text, "cannot look up interface '" + scope + "': " + e.getMessage());
-                }
-            }
-        }
+        InetSocketAddress root;
         try {
-            InetAddress a = Inet6Address.ofLiteral(addr);
-            return scopeId == 0 ? a : Inet6Address.getByAddress(null, a.getAddress(), scopeId);
-        } catch (IllegalArgumentException | UnknownHostException e) {
-            throw badCommId(text, "'" + addr + "' is not an IPv6 address");
+            root = CommIdAddress.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, e.getMessage(),
+                    "e.g. NCCL_COMM_ID=10.0.0.1:29500 or [fe80::1%eth0]:29500 or node0:29500");
         }
-    }
-
-    private static int parsePort(String text, String port) {
-        if (!PORT.matcher(port).matches()) {
-            throw badCommId(text, "port '" + port + "' is not a number");
+        if (root.getPort() < 1) {
+            throw badCommId(text, "port " + root.getPort() + " is not in 1..65535");
         }
-        int p = Integer.parseInt(port);
-        if (p < 1 || p > 65535) {
-            throw badCommId(text, "port " + p + " is not in 1..65535");
-        }
-        return p;
+        Log.info(Subsys.INIT, "NCCL_COMM_ID set by environment to %s", text);
+        return new BootstrapId(root, commIdNonce(text), true);
     }
 
     private static NcclException badCommId(String text, String why) {

@@ -19,6 +19,7 @@ import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetContext;
 import org.nccl4j.net.spi.iface.InterfaceSelection;
+import org.nccl4j.net.spi.iface.NameFilter;
 import org.nccl4j.net.spi.iface.InterfaceSelector;
 import org.nccl4j.net.spi.iface.SelectionRequest;
 import org.nccl4j.net.spi.NetException;
@@ -134,11 +135,11 @@ public final class IbNet implements Net {
         if (hca != null && HCA_SHOWN.compareAndSet(false, true)) {
             log(NetLogger.INFO, NetLogger.NET | SUBSYS_ENV, "NCCL_IB_HCA set to " + hca);
         }
-        discover(v, IbHcaFilter.parse(hca), context);
+        discover(v, NameFilter.parse(hca), context);
     }
 
     /** {@code ncclIbInit}'s device loop. */
-    private void discover(Verbs v, IbHcaFilter filter, NetContext context) throws NetException {
+    private void discover(Verbs v, NameFilter filter, NetContext context) throws NetException {
         List<IbDevice> kept = new ArrayList<>();
         List<Pointer> open = new ArrayList<>();
         List<String> seen = new ArrayList<>();
@@ -194,7 +195,7 @@ public final class IbNet implements Net {
                         ports.add("port " + port + ": ACTIVE, link layer " + linkLayerName(link));
                         continue;
                     }
-                    if (!filter.accepts(name, port)) {
+                    if (!filter.matches(name, port)) {
                         ports.add("port " + port + ": excluded by NCCL_IB_HCA=" + filter);
                         continue;
                     }

@@ -67,28 +67,37 @@ public final class CommIdAddress {
             throw invalid(text, "not an IPv6 literal: " + literal);
         }
         if (percent >= 0) {
-            address = scoped(address.getAddress(), inside.substring(percent + 1));
+            address = scoped(text, address.getAddress(), inside.substring(percent + 1));
         }
         return new InetSocketAddress(address, port);
     }
 
-    /** Like if_nametoindex: an unknown interface leaves the address unscoped (scope 0). */
-    private static InetAddress scoped(byte[] bytes, String ifName) {
+    /**
+     * Scopes a link-local address by interface name (NCCL's {@code if_nametoindex}) or by index.
+     * Unlike NCCL, an empty or unknown scope is refused rather than silently left unscoped.
+     */
+    private static InetAddress scoped(String text, byte[] bytes, String scope) {
+        if (scope.isEmpty()) {
+            throw invalid(text, "empty scope after '%'");
+        }
         try {
-            NetworkInterface nif = NetworkInterface.getByName(ifName);
-            if (nif != null) {
-                return Inet6Address.getByAddress(null, bytes, nif);
+            if (scope.chars().allMatch(Character::isDigit)) {
+                return Inet6Address.getByAddress(null, bytes, Integer.parseInt(scope));
             }
-            return InetAddress.getByAddress(bytes);
-        } catch (SocketException | UnknownHostException e) {
-            throw new IllegalArgumentException(FORMAT_HINT + " (cannot scope to " + ifName + ": " + e.getMessage() + ")", e);
+            NetworkInterface nif = NetworkInterface.getByName(scope);
+            if (nif == null) {
+                throw invalid(text, "no network interface named '" + scope + "'");
+            }
+            return Inet6Address.getByAddress(null, bytes, nif.getIndex());
+        } catch (SocketException | UnknownHostException | NumberFormatException e) {
+            throw invalid(text, "cannot scope to " + scope + ": " + e.getMessage());
         }
     }
 
     private static int port(String text, String port) {
         try {
             int value = Integer.parseInt(port);
-            if (value >= 0 && value <= 0xffff) {
+            if (value >= 1 && value <= 0xffff) {
                 return value;
             }
         } catch (NumberFormatException ignored) {

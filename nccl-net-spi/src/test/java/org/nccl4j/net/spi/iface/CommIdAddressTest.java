@@ -27,10 +27,14 @@ class CommIdAddressTest {
     }
 
     @Test
-    void linkLocalWithUnknownInterfaceIsUnscoped() {
-        InetSocketAddress a = CommIdAddress.parse("[fe80::1%nosuchif0]:99");
+    void linkLocalScopes() {
+        InetSocketAddress a = CommIdAddress.parse("[fe80::1%3]:99");
         assertInstanceOf(Inet6Address.class, a.getAddress());
-        assertEquals(0, ((Inet6Address) a.getAddress()).getScopeId());
+        assertEquals(3, ((Inet6Address) a.getAddress()).getScopeId());
+        // NCCL leaves an unknown interface unscoped; we refuse it so the mistake is visible.
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> CommIdAddress.parse("[fe80::1%nosuchif0]:99"));
+        assertTrue(e.getMessage().contains("no network interface named 'nosuchif0'"), e.getMessage());
     }
 
     @Test
