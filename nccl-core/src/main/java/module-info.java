@@ -5,6 +5,8 @@
 module org.nccl4j.core {
     requires transitive org.nccl4j.api;
     requires transitive org.nccl4j.net.spi;
+    // The host backend's reduction kernels (org.nccl4j.core.reduce) use the Vector API.
+    requires jdk.incubator.vector;
 
     exports org.nccl4j.core;
     exports org.nccl4j.core.bootstrap;
@@ -17,6 +19,12 @@ module org.nccl4j.core {
     exports org.nccl4j.core.launch;
     exports org.nccl4j.core.net;
     exports org.nccl4j.core.param;
+    exports org.nccl4j.core.enqueue;
+    exports org.nccl4j.core.kernel;
+    exports org.nccl4j.core.proxy;
+    exports org.nccl4j.core.reduce;
+    exports org.nccl4j.core.stream;
+    exports org.nccl4j.core.transport;
     exports org.nccl4j.core.wait;
 
     uses org.nccl4j.net.spi.NetProvider;

@@ -1,5 +1,7 @@
 package org.nccl4j;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * One rank's handle on a communicator ({@code ncclComm_t}).
  *
@@ -7,6 +9,14 @@ package org.nccl4j;
  * {@link Nccl#commInitFromEnv}. {@link #close()} destroys it ({@code ncclCommDestroy});
  * {@link #abort()} tears it down at once from any thread ({@code ncclCommAbort}). Both are
  * bounded in time and idempotent.
+ *
+ * <p>Collectives follow NCCL's signatures: buffers are {@link MemorySegment}s (native, mapped or
+ * heap: {@code MemorySegment.ofArray(float[])}, {@code MemorySegment.ofBuffer(ByteBuffer)}),
+ * counts are in elements, every rank calls the same collectives in the same order. The
+ * {@link Stream} forms enqueue and return at once; the forms without a stream use the
+ * {@link #defaultStream()} and wait. AllGather's {@code sendcount} and ReduceScatter's
+ * {@code recvcount} are per rank, as in NCCL. Inside {@link Nccl#groupStart()} /
+ * {@link Nccl#groupEnd()} operations are collected and launched together at the end.
  */
 public interface Communicator extends AutoCloseable {
     /** @return the number of ranks ({@code ncclCommCount}) */
@@ -29,6 +39,214 @@ public interface Communicator extends AutoCloseable {
      *     ({@code ncclCommGetAsyncError})
      */
     Result asyncError();
+
+    /** @return a new stream for this communicator's device */
+    Stream createStream();
+
+    /** @return the stream the blocking conveniences use */
+    Stream defaultStream();
+
+    /**
+     * AllReduce: every rank receives the reduction of all ranks' {@code sendbuff}.
+     *
+     * @param sendbuff {@code count} elements; may be {@code recvbuff} (in place)
+     * @param recvbuff {@code count} elements
+     * @param count    number of elements, 0 or more
+     * @param type     element type
+     * @param op       reduction
+     * @param stream   where to enqueue
+     * @return the operation's completion
+     */
+    Completion allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op,
+                         Stream stream);
+
+    /**
+     * Broadcast: every rank receives {@code root}'s {@code sendbuff}.
+     *
+     * @param sendbuff {@code count} elements (read on the root only)
+     * @param recvbuff {@code count} elements
+     * @param count    number of elements
+     * @param type     element type
+     * @param root     the sending rank
+     * @param stream   where to enqueue
+     * @return the operation's completion
+     */
+    Completion broadcast(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, int root,
+                         Stream stream);
+
+    /**
+     * Reduce: {@code root} receives the reduction of all ranks' {@code sendbuff}.
+     *
+     * @param sendbuff {@code count} elements
+     * @param recvbuff {@code count} elements (written on the root only)
+     * @param count    number of elements
+     * @param type     element type
+     * @param op       reduction
+     * @param root     the receiving rank
+     * @param stream   where to enqueue
+     * @return the operation's completion
+     */
+    Completion reduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op, int root,
+                      Stream stream);
+
+    /**
+     * AllGather: every rank receives all ranks' {@code sendbuff}, rank r's at {@code r * sendcount}.
+     *
+     * @param sendbuff  {@code sendcount} elements; may be rank's own slot of {@code recvbuff}
+     * @param recvbuff  {@code nranks * sendcount} elements
+     * @param sendcount elements per rank
+     * @param type      element type
+     * @param stream    where to enqueue
+     * @return the operation's completion
+     */
+    Completion allGather(MemorySegment sendbuff, MemorySegment recvbuff, long sendcount, DataType type, Stream stream);
+
+    /**
+     * ReduceScatter: rank r receives block r of the reduction of all ranks' {@code sendbuff}.
+     *
+     * @param sendbuff  {@code nranks * recvcount} elements
+     * @param recvbuff  {@code recvcount} elements; may be the rank's own block of {@code sendbuff}
+     * @param recvcount elements per rank
+     * @param type      element type
+     * @param op        reduction
+     * @param stream    where to enqueue
+     * @return the operation's completion
+     */
+    Completion reduceScatter(MemorySegment sendbuff, MemorySegment recvbuff, long recvcount, DataType type, RedOp op,
+                             Stream stream);
+
+    /**
+     * Sends to one peer; matched with the peer's {@link #recv} (use a group to pair several).
+     *
+     * @param sendbuff {@code count} elements
+     * @param count    number of elements
+     * @param type     element type
+     * @param peer     the receiving rank
+     * @param stream   where to enqueue
+     * @return the operation's completion
+     */
+    Completion send(MemorySegment sendbuff, long count, DataType type, int peer, Stream stream);
+
+    /**
+     * Receives from one peer.
+     *
+     * @param recvbuff {@code count} elements
+     * @param count    number of elements
+     * @param type     element type
+     * @param peer     the sending rank
+     * @param stream   where to enqueue
+     * @return the operation's completion
+     */
+    Completion recv(MemorySegment recvbuff, long count, DataType type, int peer, Stream stream);
+
+    /**
+     * AllToAll built on grouped send/recv, as NCCL users write it: block p of {@code sendbuff}
+     * goes to rank p, block p of {@code recvbuff} comes from rank p.
+     *
+     * @param sendbuff {@code nranks * count} elements
+     * @param recvbuff {@code nranks * count} elements, not overlapping {@code sendbuff}
+     * @param count    elements per peer
+     * @param type     element type
+     * @param stream   where to enqueue
+     * @return the completion of the last operation
+     */
+    default Completion allToAll(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type,
+                                Stream stream) {
+        long block = count * type.size();
+        Completion last = null;
+        Nccl.groupStart();
+        try {
+            for (int p = 0; p < count(); p++) {
+                send(sendbuff.asSlice(p * block, block), count, type, p, stream);
+                last = recv(recvbuff.asSlice(p * block, block), count, type, p, stream);
+            }
+        } finally {
+            Nccl.groupEnd();
+        }
+        return last;
+    }
+
+    /**
+     * Blocking AllReduce on the default stream.
+     *
+     * @param sendbuff input
+     * @param recvbuff output
+     * @param count    elements
+     * @param type     element type
+     * @param op       reduction
+     */
+    default void allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op) {
+        allReduce(sendbuff, recvbuff, count, type, op, defaultStream()).await();
+    }
+
+    /**
+     * Blocking in-place AllReduce of a float array (the gradient case).
+     *
+     * @param data the array, replaced by the reduction
+     * @param op   reduction
+     */
+    default void allReduce(float[] data, RedOp op) {
+        MemorySegment s = MemorySegment.ofArray(data);
+        allReduce(s, s, data.length, DataType.FLOAT32, op);
+    }
+
+    /**
+     * Blocking in-place AllReduce of a double array.
+     *
+     * @param data the array, replaced by the reduction
+     * @param op   reduction
+     */
+    default void allReduce(double[] data, RedOp op) {
+        MemorySegment s = MemorySegment.ofArray(data);
+        allReduce(s, s, data.length, DataType.FLOAT64, op);
+    }
+
+    /**
+     * Blocking in-place AllReduce of an int array.
+     *
+     * @param data the array, replaced by the reduction
+     * @param op   reduction
+     */
+    default void allReduce(int[] data, RedOp op) {
+        MemorySegment s = MemorySegment.ofArray(data);
+        allReduce(s, s, data.length, DataType.INT32, op);
+    }
+
+    /**
+     * Blocking in-place AllReduce of a long array.
+     *
+     * @param data the array, replaced by the reduction
+     * @param op   reduction
+     */
+    default void allReduce(long[] data, RedOp op) {
+        MemorySegment s = MemorySegment.ofArray(data);
+        allReduce(s, s, data.length, DataType.INT64, op);
+    }
+
+    /**
+     * Blocking AllReduce between byte buffers (direct or heap) holding elements of {@code type}
+     * from their positions to their limits.
+     *
+     * @param sendbuff input
+     * @param recvbuff output, at least as many remaining bytes as {@code sendbuff}
+     * @param type     element type
+     * @param op       reduction
+     */
+    default void allReduce(java.nio.ByteBuffer sendbuff, java.nio.ByteBuffer recvbuff, DataType type, RedOp op) {
+        MemorySegment s = MemorySegment.ofBuffer(sendbuff);
+        allReduce(s, MemorySegment.ofBuffer(recvbuff), s.byteSize() / type.size(), type, op);
+    }
+
+    /**
+     * Blocking Broadcast of a float array from {@code root}, in place.
+     *
+     * @param data the array: read on the root, written elsewhere
+     * @param root the sending rank
+     */
+    default void broadcast(float[] data, int root) {
+        MemorySegment s = MemorySegment.ofArray(data);
+        broadcast(s, s, data.length, DataType.FLOAT32, root, defaultStream()).await();
+    }
 
     /**
      * Marks the communicator aborted and releases its resources without waiting for peers

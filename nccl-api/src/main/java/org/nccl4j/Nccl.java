@@ -144,6 +144,24 @@ public final class Nccl {
     }
 
     /**
+     * Starts a group ({@code ncclGroupStart}): until the matching {@link #groupEnd()} on this
+     * thread, collectives and send/recv are collected instead of launched. Groups nest.
+     */
+    public static void groupStart() {
+        runtime().groupStart();
+    }
+
+    /**
+     * Ends a group ({@code ncclGroupEnd}); the outermost end launches everything collected, with
+     * point-to-point operations scheduled as NCCL does.
+     *
+     * @throws NcclException the first error of the group; then nothing of it was launched
+     */
+    public static void groupEnd() {
+        runtime().groupEnd();
+    }
+
+    /**
      * @param result a result code
      * @return NCCL's text for it ({@code ncclGetErrorString})
      */

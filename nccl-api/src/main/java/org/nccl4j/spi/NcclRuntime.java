@@ -48,4 +48,10 @@ public interface NcclRuntime {
      * @return the communicator of this process's rank, as described by launcher variables
      */
     Communicator commInitFromEnv(CommConfig config);
+
+    /** Starts a group on the calling thread. */
+    void groupStart();
+
+    /** Ends a group on the calling thread, launching it if it is the outermost. */
+    void groupEnd();
 }

@@ -108,4 +108,14 @@ public final class CoreRuntime implements NcclRuntime {
                 : org.nccl4j.core.bootstrap.BootstrapId.fromCommId(env.root()).toUniqueId();
         return CommInit.initRank(env.nranks(), id, env.rank(), config, new AbortFlag());
     }
+
+    @Override
+    public void groupStart() {
+        org.nccl4j.core.enqueue.Enqueue.groupStart();
+    }
+
+    @Override
+    public void groupEnd() {
+        org.nccl4j.core.enqueue.Enqueue.groupEnd();
+    }
 }

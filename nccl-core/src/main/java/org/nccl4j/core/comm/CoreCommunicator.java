@@ -1,16 +1,28 @@
 package org.nccl4j.core.comm;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.Communicator;
+import org.nccl4j.Completion;
+import org.nccl4j.DataType;
 import org.nccl4j.Device;
 import org.nccl4j.NcclException;
+import org.nccl4j.RedOp;
 import org.nccl4j.Result;
+import org.nccl4j.Stream;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.enqueue.CollOp;
+import org.nccl4j.core.enqueue.Enqueue;
+import org.nccl4j.core.kernel.Engine;
+import org.nccl4j.core.proxy.Proxy;
+import org.nccl4j.core.stream.HostStream;
 import org.nccl4j.core.init.PeerInfo;
 import org.nccl4j.core.init.RankLayout;
 import org.nccl4j.core.param.Config;
@@ -31,8 +43,13 @@ public final class CoreCommunicator implements Communicator {
     private final AbortFlag abortFlag;
     private final Config config;
     private final Duration initTime;
-    private final AtomicReference<NcclException> asyncError = new AtomicReference<>();
+    private final AtomicReference<NcclException> asyncError;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Engine engine;
+    private final Arena arena;
+    private final AtomicReference<Proxy> proxy;
+    private final List<HostStream> streams = new CopyOnWriteArrayList<>();
+    private final HostStream defaultStream;
 
     /**
      * @param rank      this rank
@@ -45,10 +62,15 @@ public final class CoreCommunicator implements Communicator {
      * @param abortFlag the abort flag shared by everything this communicator waits on
      * @param config    the communicator's parameters
      * @param initTime  how long init took
+     * @param engine    the connected channels
+     * @param arena     owns the connection memory
+     * @param proxy     the proxy thread, if one was started
+     * @param asyncError where background failures are recorded
      */
     public CoreCommunicator(int rank, int nranks, Device device, String netName, List<PeerInfo> peers,
                             RankLayout layout, Bootstrap bootstrap, AbortFlag abortFlag, Config config,
-                            Duration initTime) {
+                            Duration initTime, Engine engine, Arena arena, AtomicReference<Proxy> proxy,
+                            AtomicReference<NcclException> asyncError) {
         this.rank = rank;
         this.nranks = nranks;
         this.device = device;
@@ -59,6 +81,12 @@ public final class CoreCommunicator implements Communicator {
         this.abortFlag = abortFlag;
         this.config = config;
         this.initTime = initTime;
+        this.engine = engine;
+        this.arena = arena;
+        this.proxy = proxy;
+        this.asyncError = asyncError;
+        this.defaultStream = new HostStream();
+        streams.add(defaultStream);
     }
 
     @Override
@@ -141,11 +169,87 @@ public final class CoreCommunicator implements Communicator {
         return initTime;
     }
 
+    /** @return the engine that runs this communicator's operations */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * @throws NcclException if the communicator was destroyed, aborted, or hit an async error
+     */
+    public void checkUsable() {
+        checkOpen();
+        abortFlag.check("enqueue on rank " + rank);
+        NcclException e = asyncError.get();
+        if (e != null) {
+            throw NcclException.of(e.result(), "communicator of rank " + rank + " failed earlier: " + e.detail(),
+                    "abort it and create a new one", e);
+        }
+    }
+
+    @Override
+    public Stream createStream() {
+        checkOpen();
+        HostStream s = new HostStream();
+        streams.add(s);
+        return s;
+    }
+
+    @Override
+    public Stream defaultStream() {
+        checkOpen();
+        return defaultStream;
+    }
+
+    @Override
+    public Completion allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op,
+                                Stream stream) {
+        return Enqueue.collective(this, new CollOp(CollOp.Func.ALL_REDUCE, sendbuff, recvbuff, count, type, op, -1), stream);
+    }
+
+    @Override
+    public Completion broadcast(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, int root,
+                                Stream stream) {
+        return Enqueue.collective(this, new CollOp(CollOp.Func.BROADCAST, rank == root ? sendbuff : recvbuff, recvbuff,
+                count, type, null, root), stream);
+    }
+
+    @Override
+    public Completion reduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op,
+                             int root, Stream stream) {
+        return Enqueue.collective(this, new CollOp(CollOp.Func.REDUCE, sendbuff, rank == root ? recvbuff : sendbuff,
+                count, type, op, root), stream);
+    }
+
+    @Override
+    public Completion allGather(MemorySegment sendbuff, MemorySegment recvbuff, long sendcount, DataType type,
+                                Stream stream) {
+        return Enqueue.collective(this, new CollOp(CollOp.Func.ALL_GATHER, sendbuff, recvbuff, sendcount, type, null, -1),
+                stream);
+    }
+
+    @Override
+    public Completion reduceScatter(MemorySegment sendbuff, MemorySegment recvbuff, long recvcount, DataType type,
+                                    RedOp op, Stream stream) {
+        return Enqueue.collective(this, new CollOp(CollOp.Func.REDUCE_SCATTER, sendbuff, recvbuff, recvcount, type, op,
+                -1), stream);
+    }
+
+    @Override
+    public Completion send(MemorySegment sendbuff, long count, DataType type, int peer, Stream stream) {
+        return Enqueue.p2p(this, true, sendbuff, count, type, peer, stream);
+    }
+
+    @Override
+    public Completion recv(MemorySegment recvbuff, long count, DataType type, int peer, Stream stream) {
+        return Enqueue.p2p(this, false, recvbuff, count, type, peer, stream);
+    }
+
     @Override
     public void abort() {
         abortFlag.set("aborted by ncclCommAbort");
         if (closed.compareAndSet(false, true)) {
-            bootstrap.abort();
+            teardown(false);
             Log.info(Subsys.INIT, "comm rank %d nranks %d - Abort COMPLETE", rank, nranks);
         }
     }
@@ -153,9 +257,26 @@ public final class CoreCommunicator implements Communicator {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            bootstrap.close();
+            teardown(true);
             Log.info(Subsys.INIT, "comm rank %d nranks %d - Destroy COMPLETE", rank, nranks);
         }
+    }
+
+    /** Streams first (their work ends, or fails on the abort flag), then proxy, connections, bootstrap. */
+    private void teardown(boolean graceful) {
+        if (!graceful) {
+            bootstrap.abort();
+        }
+        streams.forEach(HostStream::close);
+        Proxy p = proxy.get();
+        if (p != null) {
+            p.close();
+        }
+        engine.close();
+        if (graceful) {
+            bootstrap.close();
+        }
+        arena.close();
     }
 
     private void checkOpen() {

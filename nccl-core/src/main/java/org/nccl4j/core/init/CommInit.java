@@ -13,7 +13,15 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.UniqueId;
 import org.nccl4j.core.Nccl4jVersion;
+import java.lang.foreign.Arena;
+import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.kernel.Engine;
+import org.nccl4j.core.kernel.Waiter;
+import org.nccl4j.core.proxy.Proxy;
+import org.nccl4j.core.transport.TransportContext;
+import org.nccl4j.core.transport.TransportSetup;
+import org.nccl4j.core.transport.Transports;
 import org.nccl4j.core.bootstrap.BootstrapId;
 import org.nccl4j.core.bootstrap.BootstrapRoot;
 import org.nccl4j.core.comm.CoreCommunicator;
@@ -85,6 +93,7 @@ public final class CommInit {
         NetSelection net = InitNet.select(config);
         BootstrapRoot root = null;
         Bootstrap bootstrap = null;
+        Engine engine = null;
         try {
             InetAddress local = BootstrapInterface.select(config, bid.fromCommId() ? bid.root() : null).address();
             if (bid.fromCommId() && rank == 0) {
@@ -98,7 +107,7 @@ public final class CommInit {
             long hostHash = HostIdentity.hash(bytes(HostIdentity.hostString(config.string(Params.HOSTID)))) + commHash;
             long pidHash = HostIdentity.hash(bytes(HostIdentity.processString())) + commHash;
             PeerInfo mine = new PeerInfo(rank, dev.index(), false, hostHash, pidHash, HostIdentity.shmDevice(),
-                    dev.busId(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname());
+                    dev.busId(), ProcessHandle.current().pid(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname());
             byte[] all = bootstrap.allGather(mine.encode(), deadline);
             List<PeerInfo> peers = new ArrayList<>(nranks);
             for (int r = 0; r < nranks; r++) {
@@ -111,18 +120,30 @@ public final class CommInit {
                     rank, nranks, layout.nodeCount(), layout.localRanks().length, layout.localRank(), dev.backend(),
                     devIndex, dev.busIdText());
 
+            AtomicReference<NcclException> asyncError = new AtomicReference<>();
+            AtomicReference<Proxy> proxy = new AtomicReference<>();
+            Arena arena = Arena.ofShared();
+            try {
+                engine = connectEngine(rank, peers, layout, config, net, bootstrap, abort, arena, proxy, asyncError,
+                        bid.nonce(), deadline);
+            } catch (RuntimeException e) {
+                closeProxy(proxy);
+                arena.close();
+                throw e;
+            }
+
             int[] nodeRanks = layout.localRanks();
             bootstrap.barrier(nodeRanks, (int) peers.get(nodeRanks[0]).pidHash(), deadline);
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             Log.info(Subsys.INIT, "comm rank %d nranks %d device %s:%d busId %s - Init COMPLETE (%d ms)",
                     rank, nranks, dev.backend(), devIndex, dev.busIdText(), took.toMillis());
             return new CoreCommunicator(rank, nranks, new Device(dev.backend(), devIndex, dev.busIdText()),
-                    net.net().name(), peers, layout, bootstrap, abort, config, took);
+                    net.net().name(), peers, layout, bootstrap, abort, config, took, engine, arena, proxy, asyncError);
         } catch (NcclException e) {
-            abortQuietly(bootstrap);
+            abortQuietly(bootstrap, engine);
             throw e;
         } catch (RuntimeException e) {
-            abortQuietly(bootstrap);
+            abortQuietly(bootstrap, engine);
             throw NcclException.of(Result.INTERNAL_ERROR, "init of rank " + rank + " failed: " + e, null, e);
         } finally {
             if (root != null) {
@@ -162,9 +183,62 @@ public final class CommInit {
         return out;
     }
 
-    private static void abortQuietly(Bootstrap bootstrap) {
+    private static void abortQuietly(Bootstrap bootstrap, Engine engine) {
+        if (engine != null) {
+            engine.close();
+        }
         if (bootstrap != null) {
             bootstrap.abort();
         }
+    }
+
+    private static void closeProxy(AtomicReference<Proxy> proxy) {
+        Proxy p = proxy.get();
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    /**
+     * Builds the provisional rings (until the topology port: rank order within each node, nodes
+     * chained) and connects them ({@code initTransportsRank}'s ring setup).
+     */
+    private static Engine connectEngine(int rank, List<PeerInfo> peers, RankLayout layout, Config config,
+                                        NetSelection net, Bootstrap bootstrap, AbortFlag abort, Arena arena,
+                                        AtomicReference<Proxy> proxy, AtomicReference<NcclException> asyncError,
+                                        long commId, Deadline deadline) {
+        int n = peers.size();
+        Integer[] order = new Integer[n];
+        for (int r = 0; r < n; r++) {
+            order[r] = r;
+        }
+        int[] nodeOf = layout.nodeOfRank();
+        java.util.Arrays.sort(order, (a, b) -> nodeOf[a] != nodeOf[b] ? Integer.compare(nodeOf[a], nodeOf[b])
+                : Integer.compare(a, b));
+        int[] ring = new int[n];
+        for (int i = 0; i < n; i++) {
+            ring[i] = order[i];
+        }
+        long buff = config.integer(Params.BUFFSIZE);
+        if (buff < 8 * 64 || buff > (1L << 30) || buff % 8 != 0) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "NCCL_BUFFSIZE=" + buff + " is out of range",
+                    "use a multiple of 8 between 512 and 1 GiB (default 4194304)");
+        }
+        int channels = (int) Math.max(1, Math.max(config.integer(Params.MIN_NCHANNELS),
+                Math.min(config.integer(Params.MAX_NCHANNELS), 32)));
+        java.util.function.Supplier<Proxy> proxies = () -> {
+            synchronized (proxy) {
+                if (proxy.get() == null) {
+                    proxy.set(new Proxy(rank, abort, e -> asyncError.compareAndSet(null, e)));
+                }
+                return proxy.get();
+            }
+        };
+        TransportContext ctx = new TransportContext(rank, peers, commId, config, (int) buff, arena, net, proxies, abort);
+        Waiter waiter = new Waiter(abort, asyncError::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L);
+        Engine e = Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, ring, channels, waiter,
+                proxies, deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
+        Log.info(Subsys.INIT, "%d coll channels, ring %s", channels, java.util.Arrays.toString(ring));
+        return e;
     }
 }

@@ -15,20 +15,21 @@ import java.util.Arrays;
  * @param pidHash     identity of its process (plus the communicator hash)
  * @param shmDev      device number of its {@code /dev/shm}
  * @param busId       its device's bus id
+ * @param pid         its process id (for liveness checks between processes of one host)
  * @param backend     its device backend's name
  * @param version     its nccl4j version
  * @param hostname    its host name, for messages
  */
 public record PeerInfo(int rank, int device, boolean gdrSupport, long hostHash, long pidHash, long shmDev,
-                       long busId, String backend, String version, String hostname) {
+                       long busId, long pid, String backend, String version, String hostname) {
     /** Encoded size: fixed so AllGather1 slices line up. */
-    public static final int BYTES = 4 + 4 + 4 + 8 * 4 + 16 + 32 + 64;
+    public static final int BYTES = 4 + 4 + 4 + 8 * 5 + 16 + 32 + 64;
 
     /** @return the fixed-size encoding */
     public byte[] encode() {
         ByteBuffer b = ByteBuffer.allocate(BYTES);
         b.putInt(rank).putInt(device).putInt(gdrSupport ? 1 : 0);
-        b.putLong(hostHash).putLong(pidHash).putLong(shmDev).putLong(busId);
+        b.putLong(hostHash).putLong(pidHash).putLong(shmDev).putLong(busId).putLong(pid);
         putText(b, backend, 16);
         putText(b, version, 32);
         putText(b, hostname, 64);
@@ -49,7 +50,8 @@ public record PeerInfo(int rank, int device, boolean gdrSupport, long hostHash, 
         long pidHash = b.getLong();
         long shmDev = b.getLong();
         long busId = b.getLong();
-        return new PeerInfo(rank, device, gdr, hostHash, pidHash, shmDev, busId,
+        long pid = b.getLong();
+        return new PeerInfo(rank, device, gdr, hostHash, pidHash, shmDev, busId, pid,
                 getText(b, 16), getText(b, 32), getText(b, 64));
     }
 

@@ -64,6 +64,19 @@ public final class Params {
     /** IB devices. */
     public static final Param IB_HCA = str("NCCL_IB_HCA", null, "IB devices to use: dev[:port] list, ^ excludes, = exact");
 
+    // Execution.
+    /** Simple buffer size. */
+    public static final Param BUFFSIZE = integer("NCCL_BUFFSIZE", "4194304",
+            "Simple protocol buffer bytes per connection (8 steps)");
+    /** Channel bounds. */
+    public static final Param MIN_NCHANNELS = integer("NCCL_MIN_NCHANNELS", "1", "fewest channels (rings) per communicator");
+    /** Channel bounds. */
+    public static final Param MAX_NCHANNELS = integer("NCCL_MAX_NCHANNELS", "1",
+            "most channels per communicator (host ranks: one worker thread each)");
+    /** Progress deadline. */
+    public static final Param OP_TIMEOUT_MS = integer("NCCL4J_OP_TIMEOUT_MS", "300000",
+            "a collective that sees no progress from a peer for this long fails with TIMEOUT, in milliseconds");
+
     // Devices.
     /** Device backend. */
     public static final Param DEVICE = str("NCCL4J_DEVICE", null,
@@ -71,6 +84,11 @@ public final class Params {
     /** Pinned host device. */
     public static final Param HOST_DEVICE = integer("NCCL4J_HOST_DEVICE", "-1",
             "host backend: pin this rank's device number (-1 = one per rank, automatically)");
+
+    // Transports.
+    /** SHM off. */
+    public static final Param SHM_DISABLE = integer("NCCL_SHM_DISABLE", "0",
+            "1 = never connect processes of one host through /dev/shm (the network carries it instead)");
 
     private Params() {
     }

@@ -12,7 +12,7 @@ import org.nccl4j.Result;
 
 class RankLayoutTest {
     private static PeerInfo peer(int rank, long host, long pid, long bus, String version) {
-        return new PeerInfo(rank, -1, false, host, pid, 7, bus, "host", version, "h" + host);
+        return new PeerInfo(rank, -1, false, host, pid, 7, bus, 100 + rank, "host", version, "h" + host);
     }
 
     @Test
@@ -47,7 +47,7 @@ class RankLayoutTest {
 
     @Test
     void peerInfoRoundTrip() {
-        PeerInfo p = new PeerInfo(5, 2, true, -1L, 123456789L, 44, 0x3b000, "host", "0.1.0-SNAPSHOT", "node-é");
+        PeerInfo p = new PeerInfo(5, 2, true, -1L, 123456789L, 44, 0x3b000, 4242, "host", "0.1.0-SNAPSHOT", "node-é");
         byte[] b = new byte[PeerInfo.BYTES * 2];
         System.arraycopy(p.encode(), 0, b, PeerInfo.BYTES, PeerInfo.BYTES);
         assertEquals(p, PeerInfo.decode(b, PeerInfo.BYTES));

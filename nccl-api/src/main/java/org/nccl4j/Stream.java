@@ -1,0 +1,25 @@
+package org.nccl4j;
+
+/**
+ * An ordered queue of operations, as a CUDA stream: operations enqueued on one stream run one
+ * after another in enqueue order; operations on different streams may overlap. Collectives return
+ * at once; {@link #synchronize()} waits for everything enqueued so far.
+ *
+ * <p>Create streams with {@link Communicator#createStream()}; each communicator also has a
+ * {@link Communicator#defaultStream() default stream} that the blocking conveniences use.
+ */
+public interface Stream extends AutoCloseable {
+    /**
+     * Waits until every operation enqueued so far has finished.
+     *
+     * @throws NcclException the first failure of an operation on this stream
+     */
+    void synchronize();
+
+    /** @return whether every operation enqueued so far has finished ({@code cudaStreamQuery}) */
+    boolean query();
+
+    /** Waits for the enqueued operations (bounded by their own deadlines), then releases the stream. */
+    @Override
+    void close();
+}

@@ -1,0 +1,251 @@
+package org.nccl4j.core.enqueue;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nccl4j.Completion;
+import org.nccl4j.DataType;
+import org.nccl4j.NcclException;
+import org.nccl4j.RedOp;
+import org.nccl4j.Result;
+import org.nccl4j.Stream;
+import org.nccl4j.core.comm.CoreCommunicator;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.stream.HostCompletion;
+import org.nccl4j.core.stream.HostStream;
+
+/**
+ * {@code ncclEnqueueCheck} and {@code ncclGroupStart/End}: checks every argument, then either
+ * collects the operation in the calling thread's group or launches it on its stream at once
+ * (a call outside a group is a group of one).
+ */
+public final class Enqueue {
+    private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
+
+    private Enqueue() {
+    }
+
+    private static final class Group {
+        int depth;
+        final List<Pending> ops = new ArrayList<>();
+        NcclException error;
+    }
+
+    /** {@code ncclGroupStart}. */
+    public static void groupStart() {
+        GROUP.get().depth++;
+    }
+
+    /** {@code ncclGroupEnd}: launches the outermost group, one launch per communicator. */
+    public static void groupEnd() {
+        Group g = GROUP.get();
+        if (g.depth == 0) {
+            throw NcclException.of(Result.INVALID_USAGE, "groupEnd without groupStart", "pair every groupEnd with a groupStart");
+        }
+        if (--g.depth > 0) {
+            return;
+        }
+        List<Pending> ops = new ArrayList<>(g.ops);
+        NcclException error = g.error;
+        g.ops.clear();
+        g.error = null;
+        if (error != null) {
+            ops.forEach(p -> p.completion().fail(error));
+            throw error;
+        }
+        Map<CoreCommunicator, List<Pending>> byComm = new LinkedHashMap<>();
+        for (Pending p : ops) {
+            byComm.computeIfAbsent(p.comm(), c -> new ArrayList<>()).add(p);
+        }
+        for (List<Pending> batch : byComm.values()) {
+            HostStream s = batch.get(0).stream();
+            for (Pending p : batch) {
+                if (p.stream() != s) {
+                    NcclException e = NcclException.of(Result.INVALID_USAGE,
+                            "mixing different streams within a group call is not supported (communicator of rank "
+                                    + p.comm().userRank() + ")", "use one stream per communicator inside a group");
+                    ops.forEach(x -> x.completion().fail(e));
+                    throw e;
+                }
+            }
+        }
+        byComm.forEach(Enqueue::launch);
+    }
+
+    private static void launch(CoreCommunicator comm, List<Pending> batch) {
+        List<CollOp> colls = new ArrayList<>();
+        List<P2pOp> p2ps = new ArrayList<>();
+        for (Pending p : batch) {
+            if (p.coll() != null) {
+                colls.add(p.coll());
+            } else {
+                p2ps.add(p.p2p());
+            }
+        }
+        HostStream stream = batch.get(0).stream();
+        stream.submit(() -> {
+            try {
+                comm.engine().launch(colls, p2ps);
+                batch.forEach(p -> p.completion().complete());
+            } catch (NcclException e) {
+                failed(comm, stream, batch, e);
+            } catch (RuntimeException | Error e) {
+                failed(comm, stream, batch, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+            }
+        });
+    }
+
+    private static void failed(CoreCommunicator comm, HostStream stream, List<Pending> batch, NcclException e) {
+        if (e.result() != Result.INVALID_ARGUMENT) {
+            comm.setAsyncError(e);
+        }
+        Log.warn("rank %d: %s", comm.userRank(), e.getMessage());
+        stream.recordError(e);
+        batch.forEach(p -> p.completion().fail(e));
+    }
+
+    private static Completion enqueue(Pending p) {
+        Group g = GROUP.get();
+        if (g.depth > 0) {
+            g.ops.add(p);
+            return p.completion();
+        }
+        groupStart();
+        g.ops.add(p);
+        groupEnd();
+        return p.completion();
+    }
+
+    private static NcclException bad(String what, String hint) {
+        return NcclException.of(Result.INVALID_ARGUMENT, what, hint);
+    }
+
+    private static HostStream stream(CoreCommunicator comm, Stream s) {
+        if (s == null) {
+            throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
+        }
+        if (!(s instanceof HostStream hs)) {
+            throw bad("stream " + s + " does not belong to the host backend", "create streams with comm.createStream()");
+        }
+        return hs;
+    }
+
+    private static long bytes(long count, DataType type, long times, String what) {
+        if (count < 0) {
+            throw bad(what + " " + count + " is negative", null);
+        }
+        try {
+            return Math.multiplyExact(Math.multiplyExact(count, type.size()), times);
+        } catch (ArithmeticException e) {
+            throw bad(what + " " + count + " of " + type + " overflows 64-bit byte sizes", null);
+        }
+    }
+
+    private static void buffer(MemorySegment seg, String name, long needed, boolean written) {
+        if (seg == null) {
+            throw bad(name + " is null", "pass a MemorySegment (MemorySegment.ofArray for Java arrays)");
+        }
+        if (seg.byteSize() < needed) {
+            throw bad(name + " holds " + seg.byteSize() + " bytes but the call needs " + needed,
+                    "check count, datatype and (AllGather/ReduceScatter) that counts are per rank");
+        }
+        if (written && seg.isReadOnly()) {
+            throw bad(name + " is read-only", "pass a writable segment");
+        }
+    }
+
+    private static void typeAndOp(DataType type, RedOp op, boolean needsOp) {
+        if (type == null) {
+            throw bad("invalid data type null", "use one of " + java.util.Arrays.toString(DataType.values()));
+        }
+        if (needsOp && op == null) {
+            throw bad("invalid reduction operation null", "use one of " + java.util.Arrays.toString(RedOp.values()));
+        }
+    }
+
+    private static void root(CoreCommunicator comm, int root) {
+        if (root < 0 || root >= comm.count()) {
+            throw bad("invalid root " + root + " (nranks " + comm.count() + ")", "root must be between 0 and nranks-1");
+        }
+    }
+
+    /**
+     * Checks and enqueues a collective.
+     *
+     * @param comm   the communicator
+     * @param op     the collective
+     * @param stream the stream
+     * @return its completion
+     */
+    public static Completion collective(CoreCommunicator comm, CollOp op, Stream stream) {
+        HostStream s = stream(comm, stream);
+        int n = comm.count();
+        boolean reduces = op.func() != CollOp.Func.BROADCAST && op.func() != CollOp.Func.ALL_GATHER;
+        typeAndOp(op.type(), op.op(), reduces);
+        switch (op.func()) {
+            case ALL_REDUCE -> {
+                long b = bytes(op.count(), op.type(), 1, "count");
+                buffer(op.in(), "sendbuff", b, false);
+                buffer(op.out(), "recvbuff", b, true);
+            }
+            case BROADCAST -> {
+                root(comm, op.root());
+                long b = bytes(op.count(), op.type(), 1, "count");
+                if (comm.userRank() == op.root()) {
+                    buffer(op.in(), "sendbuff", b, false);
+                }
+                buffer(op.out(), "recvbuff", b, true);
+            }
+            case REDUCE -> {
+                root(comm, op.root());
+                long b = bytes(op.count(), op.type(), 1, "count");
+                buffer(op.in(), "sendbuff", b, false);
+                if (comm.userRank() == op.root()) {
+                    buffer(op.out(), "recvbuff", b, true);
+                }
+            }
+            case ALL_GATHER -> {
+                buffer(op.in(), "sendbuff", bytes(op.count(), op.type(), 1, "sendcount"), false);
+                buffer(op.out(), "recvbuff", bytes(op.count(), op.type(), n, "sendcount"), true);
+            }
+            case REDUCE_SCATTER -> {
+                buffer(op.in(), "sendbuff", bytes(op.count(), op.type(), n, "recvcount"), false);
+                buffer(op.out(), "recvbuff", bytes(op.count(), op.type(), 1, "recvcount"), true);
+            }
+        }
+        comm.checkUsable();
+        if (Log.get().enabled(org.nccl4j.core.debug.Level.INFO, Subsys.COLL)) {
+            Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s",
+                    op.func(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, s);
+        }
+        return enqueue(new Pending(comm, s, op, null, new HostCompletion()));
+    }
+
+    /**
+     * Checks and enqueues a send or receive.
+     *
+     * @param comm   the communicator
+     * @param send   whether it sends
+     * @param buf    the buffer
+     * @param count  elements
+     * @param type   element type
+     * @param peer   the other rank
+     * @param stream the stream
+     * @return its completion
+     */
+    public static Completion p2p(CoreCommunicator comm, boolean send, MemorySegment buf, long count, DataType type,
+                                 int peer, Stream stream) {
+        HostStream s = stream(comm, stream);
+        typeAndOp(type, null, false);
+        if (peer < 0 || peer >= comm.count()) {
+            throw bad("invalid peer " + peer + " (nranks " + comm.count() + ")", "peer must be between 0 and nranks-1");
+        }
+        long b = bytes(count, type, 1, "count");
+        buffer(buf, send ? "sendbuff" : "recvbuff", b, !send);
+        comm.checkUsable();
+        return enqueue(new Pending(comm, s, null, new P2pOp(send, buf, b, peer), new HostCompletion()));
+    }
+}

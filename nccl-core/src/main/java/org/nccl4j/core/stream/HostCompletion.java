@@ -1,0 +1,72 @@
+package org.nccl4j.core.stream;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.nccl4j.Completion;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+
+/** A {@link Completion} backed by a future the stream thread completes. */
+public final class HostCompletion implements Completion {
+    private final CompletableFuture<Void> future = new CompletableFuture<>();
+
+    /** Marks the operation done. */
+    public void complete() {
+        future.complete(null);
+    }
+
+    /**
+     * Marks the operation failed.
+     *
+     * @param e the failure
+     */
+    public void fail(NcclException e) {
+        future.completeExceptionally(e);
+    }
+
+    @Override
+    public boolean isDone() {
+        return future.isDone();
+    }
+
+    @Override
+    public void await() {
+        try {
+            future.join();
+        } catch (CompletionException e) {
+            throw rethrow(e.getCause());
+        }
+    }
+
+    @Override
+    public boolean await(Duration timeout) {
+        try {
+            future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw rethrow(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw NcclException.of(Result.SYSTEM_ERROR, "interrupted while waiting for an operation", null, e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> future() {
+        return future.copy();
+    }
+
+    static NcclException rethrow(Throwable t) {
+        if (t instanceof NcclException n) {
+            // A fresh exception carries the waiting thread's stack; the cause keeps the kernel's.
+            return NcclException.of(n.result(), n.detail(), n.hint(), n);
+        }
+        return NcclException.of(Result.INTERNAL_ERROR, "operation failed: " + t, null, t);
+    }
+}

@@ -1,0 +1,123 @@
+package org.nccl4j.core.stream;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.Stream;
+
+/**
+ * The host backend's stream: one thread runs the enqueued launches in order. It spins briefly
+ * when the queue runs dry (back-to-back operations then cost no wake-up), then parks until the
+ * next submit. The first failure is kept and reported by {@link #synchronize()}.
+ */
+public final class HostStream implements Stream {
+    private static final AtomicInteger IDS = new AtomicInteger();
+    private static final long SPIN_NANOS = 50_000;
+
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicLong submitted = new AtomicLong();
+    private final AtomicLong finished = new AtomicLong();
+    private final Thread thread;
+    private volatile NcclException error;
+    private volatile boolean closed;
+
+    /** Starts the stream's thread. */
+    public HostStream() {
+        thread = Thread.ofPlatform().daemon().name("nccl4j-stream-" + IDS.incrementAndGet()).start(this::loop);
+    }
+
+    /**
+     * Enqueues work; it runs after everything enqueued before it.
+     *
+     * @param work the launch; it reports its own outcome to its completions
+     */
+    public void submit(Runnable work) {
+        if (closed) {
+            throw NcclException.of(Result.INVALID_USAGE, "stream " + thread.getName() + " is closed", null);
+        }
+        submitted.incrementAndGet();
+        queue.add(work);
+        LockSupport.unpark(thread);
+    }
+
+    /**
+     * Records a launch's failure so {@link #synchronize()} reports it.
+     *
+     * @param e the failure
+     */
+    public void recordError(NcclException e) {
+        if (error == null) {
+            error = e;
+        }
+    }
+
+    private void loop() {
+        long idleSince = 0;
+        while (!closed || !queue.isEmpty()) {
+            Runnable r = queue.poll();
+            if (r != null) {
+                try {
+                    r.run();
+                } finally {
+                    finished.incrementAndGet();
+                }
+                idleSince = 0;
+                continue;
+            }
+            if (idleSince == 0) {
+                idleSince = System.nanoTime();
+            }
+            if (System.nanoTime() - idleSince < SPIN_NANOS) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(this, 10_000_000);
+            }
+        }
+    }
+
+    @Override
+    public void synchronize() {
+        long target = submitted.get();
+        for (int round = 1; finished.get() < target; round++) {
+            if (!thread.isAlive()) {
+                throw NcclException.of(Result.INTERNAL_ERROR, "stream thread " + thread.getName() + " died", null);
+            }
+            if (round < 200) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+        NcclException e = error;
+        if (e != null) {
+            error = null;
+            throw HostCompletion.rethrow(e);
+        }
+    }
+
+    @Override
+    public boolean query() {
+        return finished.get() >= submitted.get();
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            LockSupport.unpark(thread);
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return thread.getName();
+    }
+}

@@ -1,0 +1,76 @@
+package org.nccl4j.core.transport;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.core.init.PeerInfo;
+
+/**
+ * Ranks in one JVM use each other's memory directly (NCCL's P2P "direct pointer" case): the
+ * receiver allocates its header and step buffer, the sender finds it through a process-wide
+ * registry by the id in the connect info and writes into it.
+ */
+public final class InProcessTransport implements Transport {
+    private static final Map<Long, MemorySegment> REGISTRY = new ConcurrentHashMap<>();
+    private static final AtomicLong IDS = new AtomicLong(1);
+
+    @Override
+    public String name() {
+        return "P2P/direct pointer";
+    }
+
+    @Override
+    public boolean canConnect(TransportContext ctx, int peer) {
+        PeerInfo me = ctx.me();
+        PeerInfo p = ctx.peers().get(peer);
+        return me.hostHash() == p.hostHash() && me.pidHash() == p.pidHash();
+    }
+
+    private static byte[] register(MemorySegment mem) {
+        long id = IDS.getAndIncrement();
+        REGISTRY.put(id, mem);
+        return ByteBuffer.allocate(8).putLong(id).array();
+    }
+
+    private static MemorySegment lookup(byte[] info, String what) {
+        MemorySegment m = REGISTRY.remove(ByteBuffer.wrap(info).getLong());
+        if (m == null) {
+            throw NcclException.of(Result.INTERNAL_ERROR, what + ": peer memory not found in this process", null);
+        }
+        return m;
+    }
+
+    @Override
+    public Setup setupSend(TransportContext ctx, int channel, int peer) {
+        MemorySegment sendMem = ctx.arena().allocate(ConnMem.HEADER, 128);
+        return new Setup(channel, peer, register(sendMem), sendMem);
+    }
+
+    @Override
+    public Setup setupRecv(TransportContext ctx, int channel, int peer) {
+        MemorySegment recvMem = ctx.arena().allocate(ConnMem.HEADER + ctx.buffSize(), 4096);
+        return new Setup(channel, peer, register(recvMem), recvMem);
+    }
+
+    @Override
+    public Conn connectSend(TransportContext ctx, Setup mine, byte[] peerInfo) {
+        String desc = ctx.describe(mine.channel(), ctx.rank(), mine.peer(), name());
+        MemorySegment peerRecv = lookup(peerInfo, desc);
+        MemorySegment own = (MemorySegment) mine.state();
+        return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER, ctx.buffSize()), peerRecv, own, ctx.stepSize(),
+                PeerCheck.ALWAYS, null, null);
+    }
+
+    @Override
+    public Conn connectRecv(TransportContext ctx, Setup mine, byte[] peerInfo) {
+        String desc = ctx.describe(mine.channel(), mine.peer(), ctx.rank(), name());
+        MemorySegment peerSend = lookup(peerInfo, desc);
+        MemorySegment own = (MemorySegment) mine.state();
+        return new Conn(desc, own.asSlice(ConnMem.HEADER, ctx.buffSize()), peerSend, own, ctx.stepSize(),
+                PeerCheck.ALWAYS, null, null);
+    }
+}

@@ -1,0 +1,149 @@
+package org.nccl4j.core.transport;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+
+/**
+ * Files under {@code /dev/shm} that two processes map ({@code shmOpen}/{@code shmUnlink} in
+ * NCCL). The creator really allocates the pages by writing zeros, so a full {@code /dev/shm}
+ * fails here with a clear message rather than as a {@code SIGBUS} in the middle of a collective.
+ *
+ * <p>Names are removed as soon as the peer has mapped the file (as NCCL unlinks after
+ * {@code mmap}); until then they are tracked, and a shutdown hook removes whatever a failed or
+ * abandoned setup left, so only a killed JVM can leak one.
+ */
+final class ShmSegment {
+    private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
+    private static final int ZEROS = 1 << 20;
+
+    static {
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> LIVE.forEach(ShmSegment::delete)));
+    }
+
+    private ShmSegment() {
+    }
+
+    /**
+     * Creates, allocates and maps a new segment readable and writable by this user only.
+     *
+     * @param path  where, normally {@code /dev/shm/nccl4j-shm-...}
+     * @param size  bytes
+     * @param arena owns the mapping
+     * @return the mapping, zero-filled
+     * @throws NcclException with {@link Result#SYSTEM_ERROR} if the file system is too small or
+     *                       not writable; nothing is left behind then
+     */
+    static MemorySegment create(Path path, long size, Arena arena) {
+        long free = usableSpace(path.getParent());
+        if (free >= 0 && free < size) {
+            throw tooSmall(path, size, free, null);
+        }
+        LIVE.add(path);
+        try (FileChannel fc = open(path)) {
+            fill(fc, size);
+            return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        } catch (IOException | RuntimeException e) {
+            delete(path);
+            throw tooSmall(path, size, usableSpace(path.getParent()), e);
+        }
+    }
+
+    private static FileChannel open(Path path) throws IOException {
+        try {
+            return FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (FileAlreadyExistsException e) {
+            // Left by a killed process whose pid (hence pidHash) was reused: nobody else can be
+            // using a name that carries our pidHash and communicator id.
+            Files.deleteIfExists(path);
+            return open(path);
+        }
+    }
+
+    /** Writes zeros over the whole file: tmpfs allocates its pages now, or says it cannot. */
+    private static void fill(FileChannel fc, long size) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(size, ZEROS));
+        long pos = 0;
+        while (pos < size) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), size - pos));
+            while (zeros.hasRemaining()) {
+                pos += fc.write(zeros, pos);
+            }
+        }
+    }
+
+    /**
+     * Maps a segment the peer created.
+     *
+     * @param path     the peer's file
+     * @param size     the size both sides agreed on
+     * @param arena    owns the mapping
+     * @param peerName the creator, for messages
+     * @return the mapping
+     * @throws NcclException if the file is missing or has another size
+     */
+    static MemorySegment attach(Path path, long size, Arena arena, String peerName) {
+        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long actual = fc.size();
+            if (actual != size) {
+                throw NcclException.of(Result.INVALID_USAGE, "SHM segment " + path + " of " + peerName + " is " + actual
+                        + " bytes, expected " + size, "every rank must use the same NCCL_BUFFSIZE");
+            }
+            return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        } catch (NoSuchFileException e) {
+            throw NcclException.of(Result.SYSTEM_ERROR, "SHM segment " + path + " of " + peerName + " not found",
+                    "ranks that share a host hash must see the same " + path.getParent() + " (containers: --ipc=host or"
+                            + " a shared /dev/shm volume), or set NCCL_SHM_DISABLE=1", e);
+        } catch (IOException e) {
+            throw NcclException.of(Result.SYSTEM_ERROR, "cannot map SHM segment " + path + " of " + peerName + ": " + e,
+                    "check the permissions of " + path.getParent() + " (both ranks must run as the same user), or set"
+                            + " NCCL_SHM_DISABLE=1", e);
+        }
+    }
+
+    /** @param path a segment's name to remove (idempotent; failures are ignored: the name may be gone) */
+    static void delete(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException ignored) {
+            // Nothing more can be done; the mapping itself stays valid.
+        }
+        LIVE.remove(path);
+    }
+
+    private static long usableSpace(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static NcclException tooSmall(Path path, long size, long free, Exception cause) {
+        Path dir = path.getParent();
+        String why = cause == null ? "" : " (" + cause + ")";
+        return NcclException.of(Result.SYSTEM_ERROR, "SHM: cannot allocate " + bytes(size) + " for " + path + ": " + dir
+                + " has " + (free < 0 ? "unknown" : bytes(free)) + " free" + why,
+                "each SHM connection needs 4096 + NCCL_BUFFSIZE bytes in " + dir + "; make it writable and larger"
+                        + " (docker run --shm-size=1g, or mount -o remount,size=1g " + dir + ") or set NCCL_SHM_DISABLE=1 to use the"
+                        + " network instead", cause);
+    }
+
+    private static String bytes(long n) {
+        return n < 1024 ? n + " bytes" : String.format("%d bytes (%.1f %s)", n, n >= 1 << 20 ? n / 1048576.0 : n / 1024.0,
+                n >= 1 << 20 ? "MiB" : "KiB");
+    }
+}

@@ -1,0 +1,52 @@
+package org.nccl4j.core.transport;
+
+import java.lang.foreign.Arena;
+import java.util.List;
+import java.util.function.Supplier;
+import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.net.NetSelection;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.proxy.Proxy;
+import org.nccl4j.core.wait.AbortFlag;
+
+/**
+ * What transports need to know about their communicator.
+ *
+ * @param rank     this rank
+ * @param peers    every rank's AllGather1 info
+ * @param commId   the communicator's id (its unique id's nonce), keeping names apart
+ * @param config   parameters
+ * @param buffSize Simple protocol buffer bytes per connection ({@code NCCL_BUFFSIZE})
+ * @param arena    owns this communicator's connection memory
+ * @param net      the network chosen by initNet
+ * @param proxy    the communicator's proxy thread, started on first use
+ * @param abort    the abort flag
+ */
+public record TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, int buffSize, Arena arena,
+                               NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
+    /** @return number of ranks */
+    public int nranks() {
+        return peers.size();
+    }
+
+    /** @return this rank's info */
+    public PeerInfo me() {
+        return peers.get(rank);
+    }
+
+    /** @return bytes per step slot */
+    public int stepSize() {
+        return buffSize / ConnMem.STEPS;
+    }
+
+    /**
+     * @param channel channel id
+     * @param send    the sending rank
+     * @param recv    the receiving rank
+     * @param via     transport name
+     * @return a description such as {@code channel 00 : 0 -> 1 via SHM}
+     */
+    public String describe(int channel, int send, int recv, String via) {
+        return String.format("Channel %02d : %d -> %d via %s", channel, send, recv, via);
+    }
+}

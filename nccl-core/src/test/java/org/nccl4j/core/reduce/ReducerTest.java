@@ -1,0 +1,165 @@
+package org.nccl4j.core.reduce;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.nccl4j.DataType;
+import org.nccl4j.NcclException;
+import org.nccl4j.RedOp;
+import org.nccl4j.Result;
+
+/** Every DataType x RedOp, vector and plain kernels, against {@link ReduceReference}. */
+class ReducerTest {
+    static final int[] SIZES = {0, 1, 7, 33, 1000, 4097};
+    private static final byte GUARD = 0x5a;
+
+    enum Alias { NONE, DST_IS_A, DST_IS_B }
+
+    static Reducer make(String impl, DataType t, RedOp op, int nranks) {
+        return impl.equals("scalar") ? ScalarReducers.of(t, op, nranks) : Reducer.of(t, op, nranks);
+    }
+
+    static Stream<Arguments> cases() {
+        List<Arguments> list = new ArrayList<>();
+        for (String impl : List.of("chosen", "scalar")) {
+            for (DataType t : DataType.values()) {
+                for (RedOp op : RedOp.values()) {
+                    list.add(Arguments.of(impl, t, op));
+                }
+            }
+        }
+        return list.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("cases")
+    void randomAndEdgeValues(String impl, DataType t, RedOp op) {
+        Reducer r = make(impl, t, op, 3);
+        for (int n : SIZES) {
+            Random rnd = new Random(1000L * t.ordinal() + 10L * op.ordinal() + n);
+            check(r, t, op, ReduceData.values(t, n, rnd), ReduceData.values(t, n, rnd), "n=" + n);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("cases")
+    void everyPairOfEdgeValues(String impl, DataType t, RedOp op) {
+        long[] e = ReduceData.edges(t);
+        long[] x = new long[e.length * e.length];
+        long[] y = new long[x.length];
+        for (int i = 0; i < e.length; i++) {
+            for (int j = 0; j < e.length; j++) {
+                x[i * e.length + j] = e[i];
+                y[i * e.length + j] = e[j];
+            }
+        }
+        check(make(impl, t, op, 3), t, op, x, y, "edge pairs");
+    }
+
+    /** Runs r over x and y in every segment kind and aliasing, at offsets no element size divides. */
+    static void check(Reducer r, DataType t, RedOp op, long[] x, long[] y, String what) {
+        int n = x.length;
+        long[] expected = new long[n];
+        for (int i = 0; i < n; i++) {
+            expected[i] = ReduceReference.reduce(t, op, x[i], y[i]);
+        }
+        int sz = t.size();
+        long bytes = (long) n * sz;
+        long aOff = 3;
+        long bOff = 5 + sz;
+        long dOff = 1;
+        for (ReduceData.Kind kind : ReduceData.Kind.values()) {
+            for (Alias alias : Alias.values()) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment a = kind.allocate(arena, aOff + bytes + 8);
+                    MemorySegment b = kind.allocate(arena, bOff + bytes + 8);
+                    MemorySegment d = kind.allocate(arena, dOff + bytes + 8);
+                    d.fill(GUARD);
+                    ReduceData.write(a, aOff, t, x);
+                    ReduceData.write(b, bOff, t, y);
+                    MemorySegment dst = switch (alias) {
+                        case NONE -> d;
+                        case DST_IS_A -> a;
+                        case DST_IS_B -> b;
+                    };
+                    long dO = switch (alias) {
+                        case NONE -> dOff;
+                        case DST_IS_A -> aOff;
+                        case DST_IS_B -> bOff;
+                    };
+                    r.reduce(a, aOff, b, bOff, dst, dO, n);
+                    String where = r + " " + what + " " + kind + " " + alias;
+                    for (int i = 0; i < n; i++) {
+                        long got = ReduceData.read(dst, dO, t, i);
+                        if (!ReduceReference.same(t, expected[i], got)) {
+                            fail(String.format("%s: element %d: %s %s %s = %s, got %s", where, i, hex(t, x[i]), op,
+                                    hex(t, y[i]), hex(t, expected[i]), hex(t, got)));
+                        }
+                    }
+                    if (alias == Alias.NONE) {
+                        for (int i = 0; i < n; i++) {
+                            assertEquals(x[i], ReduceData.read(a, aOff, t, i), where + ": input a changed");
+                            assertEquals(y[i], ReduceData.read(b, bOff, t, i), where + ": input b changed");
+                        }
+                        for (long o = 0; o < d.byteSize(); o++) {
+                            if (o < dOff || o >= dOff + bytes) {
+                                assertEquals(GUARD, d.get(ValueLayout.JAVA_BYTE, o), where + ": wrote outside at " + o);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static String hex(DataType t, long v) {
+        return String.format("0x%0" + (2 * t.size()) + "x", v & ReduceReference.mask(t));
+    }
+
+    @Test
+    void vectorKernelsAreChosenWhereTheyPay() {
+        assertTrue(Reducers.VECTOR_API, "surefire's argLine adds jdk.incubator.vector");
+        assertInstanceOf(Float32Simd.class, Reducer.of(DataType.FLOAT32, RedOp.SUM, 1));
+        assertInstanceOf(Float64Simd.class, Reducer.of(DataType.FLOAT64, RedOp.MAX, 1));
+        assertInstanceOf(Int32Simd.class, Reducer.of(DataType.UINT32, RedOp.MIN, 1));
+        assertInstanceOf(Int64Simd.class, Reducer.of(DataType.INT64, RedOp.PROD, 1));
+        assertInstanceOf(Int8Simd.class, Reducer.of(DataType.UINT8, RedOp.AVG, 2));
+        assertInstanceOf(Float16Scalar.class, Reducer.of(DataType.FLOAT16, RedOp.SUM, 1));
+        assertInstanceOf(Bfloat16Scalar.class, Reducer.of(DataType.BFLOAT16, RedOp.SUM, 1));
+        assertInstanceOf(Float32Scalar.class, ScalarReducers.of(DataType.FLOAT32, RedOp.SUM, 1));
+    }
+
+    @Test
+    void badArgumentsAreInvalidArgument() {
+        NcclException e = assertThrows(NcclException.class, () -> Reducer.of(null, RedOp.SUM, 1));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        e = assertThrows(NcclException.class, () -> Reducer.of(DataType.FLOAT32, null, 1));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        e = assertThrows(NcclException.class, () -> Reducer.of(DataType.INT32, RedOp.AVG, 0));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        Reducer.of(DataType.INT32, RedOp.SUM, 0); // nranks matters to AVG only
+        MemorySegment s = MemorySegment.ofArray(new byte[64]);
+        for (String impl : List.of("chosen", "scalar")) {
+            Reducer r = make(impl, DataType.FLOAT32, RedOp.SUM, 1);
+            e = assertThrows(NcclException.class, () -> r.reduce(s, 0, s, 0, s, 0, -1));
+            assertEquals(Result.INVALID_ARGUMENT, e.result());
+            // 17 floats do not fit in 64 bytes: the segment's bounds check, not a stray write.
+            assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 0, s, 0, s, 0, 17));
+            assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 4, s, 0, s, 0, 16));
+        }
+    }
+}
