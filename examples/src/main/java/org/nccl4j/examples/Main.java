@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code nccl4j} command. */
 @Command(name = "nccl4j", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "NCCL's collective communication on the JVM.",
-        subcommands = {HelloCommand.class, DoctorCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {HelloCommand.class, PerfCommand.class, TrainCommand.class, DoctorCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     private Main() {
     }
@@ -15,7 +15,11 @@ public final class Main {
      * @param args command line
      */
     public static void main(String[] args) {
-        int code = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
-        System.exit(code);
+        System.exit(commandLine().execute(args));
+    }
+
+    /** @return the command line parser of {@code nccl4j}, for {@link #main} and in-process tests */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 }

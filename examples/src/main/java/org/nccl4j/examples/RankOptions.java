@@ -1,6 +1,8 @@
 package org.nccl4j.examples;
 
 import java.time.Duration;
+import java.util.List;
+import org.nccl4j.CommConfig;
 import picocli.CommandLine.Option;
 
 /** How a command gets its ranks: local rank JVMs, threads of this JVM, or a launcher's environment. */
@@ -24,5 +26,15 @@ final class RankOptions {
         return env.containsKey("NCCL4J_RANK") || env.containsKey("OMPI_COMM_WORLD_RANK") || env.containsKey("PMI_RANK")
                 || (env.containsKey("RANK") && env.containsKey("WORLD_SIZE"))
                 || (env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_NTASKS"));
+    }
+
+    /** @return the communicator config these options ask for ({@code --init-timeout}) */
+    CommConfig config() {
+        return initTimeout == null ? CommConfig.defaults() : CommConfig.builder().initTimeout(initTimeout).build();
+    }
+
+    /** @return the options each rank JVM started by {@link RankLauncher} must also get */
+    List<String> childOptions() {
+        return initTimeout == null ? List.of() : List.of("--init-timeout", initTimeout.toString());
     }
 }

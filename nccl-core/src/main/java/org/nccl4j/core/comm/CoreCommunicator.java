@@ -169,6 +169,11 @@ public final class CoreCommunicator implements Communicator {
         return initTime;
     }
 
+    /** @return this rank, readable after close (for messages) */
+    public int rank() {
+        return rank;
+    }
+
     /** @return the engine that runs this communicator's operations */
     public Engine engine() {
         return engine;

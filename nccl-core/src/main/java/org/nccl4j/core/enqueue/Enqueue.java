@@ -66,7 +66,7 @@ public final class Enqueue {
                 if (p.stream() != s) {
                     NcclException e = NcclException.of(Result.INVALID_USAGE,
                             "mixing different streams within a group call is not supported (communicator of rank "
-                                    + p.comm().userRank() + ")", "use one stream per communicator inside a group");
+                                    + p.comm().rank() + ")", "use one stream per communicator inside a group");
                     ops.forEach(x -> x.completion().fail(e));
                     throw e;
                 }
@@ -102,7 +102,7 @@ public final class Enqueue {
         if (e.result() != Result.INVALID_ARGUMENT) {
             comm.setAsyncError(e);
         }
-        Log.warn("rank %d: %s", comm.userRank(), e.getMessage());
+        Log.warn("rank %d: %s", comm.rank(), e.getMessage());
         stream.recordError(e);
         batch.forEach(p -> p.completion().fail(e));
     }

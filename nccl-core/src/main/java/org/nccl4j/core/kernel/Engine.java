@@ -1,6 +1,5 @@
 package org.nccl4j.core.kernel;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,16 +12,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.enqueue.CollOp;
 import org.nccl4j.core.enqueue.P2pOp;
-import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.reduce.Reducer;
 import org.nccl4j.core.transport.Conn;
-import org.nccl4j.core.transport.ConnMem;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
 import org.nccl4j.core.transport.TransportSetup.Link;
@@ -48,17 +44,15 @@ public final class Engine implements AutoCloseable {
     private final Waiter waiter;
     private final ExecutorService workers;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Supplier<Proxy> proxy;
     private final long connectTimeoutMs;
 
     private Engine(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, List<Channel> channels,
-                   Waiter waiter, Supplier<Proxy> proxy, long connectTimeoutMs) {
+                   Waiter waiter, long connectTimeoutMs) {
         this.ctx = ctx;
         this.setup = setup;
         this.bootstrap = bootstrap;
         this.channels = channels;
         this.waiter = waiter;
-        this.proxy = proxy;
         this.connectTimeoutMs = connectTimeoutMs;
         this.workers = channels.size() > 1
                 ? Executors.newFixedThreadPool(channels.size() - 1,
@@ -75,13 +69,12 @@ public final class Engine implements AutoCloseable {
      * @param ringOrder the ranks in ring order
      * @param nChannels channels to build
      * @param waiter    how kernels wait
-     * @param proxy     the proxy, if one was started
      * @param deadline  for the exchange
      * @param connectTimeoutMs deadline of later lazy point-to-point connects
      * @return the engine
      */
     public static Engine connect(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, int[] ringOrder,
-                                 int nChannels, Waiter waiter, Supplier<Proxy> proxy, Deadline deadline,
+                                 int nChannels, Waiter waiter, Deadline deadline,
                                  long connectTimeoutMs) {
         int n = ringOrder.length;
         int pos = 0;
@@ -106,7 +99,7 @@ public final class Engine implements AutoCloseable {
             channels.add(new Channel(c, ring, conns.sends().get(new Link(c, ring[Math.min(1, n - 1)])),
                     conns.recvs().get(new Link(c, ring[n - 1]))));
         }
-        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), waiter, proxy, connectTimeoutMs);
+        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), waiter, connectTimeoutMs);
     }
 
     /** @return the channels */
@@ -303,18 +296,4 @@ public final class Engine implements AutoCloseable {
         p2pRecv.values().forEach(Conn::close);
     }
 
-    /** @return bytes per step, for tests */
-    int stepSize() {
-        return ctx.stepSize();
-    }
-
-    /** @return the arena of the connection memory */
-    Arena arena() {
-        return ctx.arena();
-    }
-
-    static {
-        // Keep the slot count in one place.
-        assert ConnMem.STEPS == 8;
-    }
 }

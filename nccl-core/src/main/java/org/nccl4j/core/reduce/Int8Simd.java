@@ -39,47 +39,40 @@ final class Int8Simd extends BaseReducer {
         switch (op) {
             case SUM, AVG -> {
                 for (; i < end; i += step) {
-                    long o = i;
-                    load(a, aOff + o).add(load(b, bOff + o)).intoMemorySegment(d, dOff + o, NATIVE);
+                    load(a, aOff + i).add(load(b, bOff + i)).intoMemorySegment(d, dOff + i, NATIVE);
                 }
             }
             case PROD -> {
                 for (; i < end; i += step) {
-                    long o = i;
-                    load(a, aOff + o).mul(load(b, bOff + o)).intoMemorySegment(d, dOff + o, NATIVE);
+                    load(a, aOff + i).mul(load(b, bOff + i)).intoMemorySegment(d, dOff + i, NATIVE);
                 }
             }
             case MAX -> {
                 if (unsigned) {
                     for (; i < end; i += step) {
-                        long o = i;
-                        load(a, aOff + o).lanewise(VectorOperators.UMAX, load(b, bOff + o))
-                                .intoMemorySegment(d, dOff + o, NATIVE);
+                        load(a, aOff + i).lanewise(VectorOperators.UMAX, load(b, bOff + i))
+                                .intoMemorySegment(d, dOff + i, NATIVE);
                     }
                 } else {
                     for (; i < end; i += step) {
-                        long o = i;
-                        load(a, aOff + o).max(load(b, bOff + o)).intoMemorySegment(d, dOff + o, NATIVE);
+                        load(a, aOff + i).max(load(b, bOff + i)).intoMemorySegment(d, dOff + i, NATIVE);
                     }
                 }
             }
             case MIN -> {
                 if (unsigned) {
                     for (; i < end; i += step) {
-                        long o = i;
-                        load(a, aOff + o).lanewise(VectorOperators.UMIN, load(b, bOff + o))
-                                .intoMemorySegment(d, dOff + o, NATIVE);
+                        load(a, aOff + i).lanewise(VectorOperators.UMIN, load(b, bOff + i))
+                                .intoMemorySegment(d, dOff + i, NATIVE);
                     }
                 } else {
                     for (; i < end; i += step) {
-                        long o = i;
-                        load(a, aOff + o).min(load(b, bOff + o)).intoMemorySegment(d, dOff + o, NATIVE);
+                        load(a, aOff + i).min(load(b, bOff + i)).intoMemorySegment(d, dOff + i, NATIVE);
                     }
                 }
             }
         }
-        long t = i;
-        Int8Scalar.apply(op, unsigned, a, aOff + t, b, bOff + t, d, dOff + t, n - i);
+        Int8Scalar.apply(op, unsigned, a, aOff + i, b, bOff + i, d, dOff + i, n - i);
     }
 
     @Override

@@ -61,6 +61,9 @@ public final class HostStream implements Stream {
             if (r != null) {
                 try {
                     r.run();
+                } catch (RuntimeException | Error e) {
+                    // Launches report their own failures; this keeps the thread alive if one cannot.
+                    recordError(NcclException.of(Result.INTERNAL_ERROR, "stream task failed: " + e, null, e));
                 } finally {
                     finished.incrementAndGet();
                 }

@@ -149,9 +149,11 @@ class NetTransportTest {
             assertEquals(Result.REMOTE_ERROR, e.result());
             String m = e.getMessage();
             for (String part : List.of("Channel 00 : 0[1000] -> 1[2000] [receive] via NET/Loopback/0",
-                    "test(irecv) of step 20 failed", "closed by the sender", "rank 0 may have exited")) {
+                    "closed by the sender", "rank 0 may have exited")) {
                 assertTrue(m.contains(part), "'" + part + "' missing from: " + m);
             }
+            // Either a posted receive's test or the next post notices, depending on timing.
+            assertTrue(m.matches("(?s).*: (test\\(irecv\\)|irecv) of step 2\\d failed: .*"), m);
         }
     }
 

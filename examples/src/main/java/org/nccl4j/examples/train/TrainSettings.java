@@ -1,0 +1,29 @@
+package org.nccl4j.examples.train;
+
+/**
+ * What {@code nccl4j train} trains and how.
+ *
+ * @param epochs   passes over the data
+ * @param batch    samples per rank per step (the global batch is this times the ranks)
+ * @param lr       learning rate
+ * @param momentum SGD momentum (0 for plain SGD)
+ * @param hidden   width of each of the two hidden layers
+ * @param samples  size of the data set, split evenly over the ranks
+ * @param seed     seed of the data set, the initial weights and the shuffles
+ * @param diverge  test hook: the last rank nudges one weight before the final check, which
+ *                 must then report the replicas as different
+ */
+public record TrainSettings(int epochs, int batch, float lr, float momentum, int hidden, int samples, long seed,
+                            boolean diverge) {
+    /**
+     * @throws IllegalArgumentException naming a value out of range
+     */
+    public TrainSettings {
+        if (epochs < 1 || batch < 1 || hidden < 1 || samples < 1) {
+            throw new IllegalArgumentException("epochs, batch, hidden and samples must be at least 1");
+        }
+        if (!(lr > 0) || momentum < 0 || momentum >= 1) {
+            throw new IllegalArgumentException("lr must be positive and momentum in [0, 1)");
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package org.nccl4j.examples.train;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.Random;
+import org.nccl4j.Communicator;
+import org.nccl4j.RedOp;
+
+/**
+ * One rank of data-parallel training (what PyTorch's DistributedDataParallel does, by hand).
+ *
+ * <p>Every rank builds the same data set from the seed and takes its own contiguous shard; the
+ * initial weights are broadcast from rank 0. Each step a rank computes the mean gradient of its
+ * mini-batch, the ranks average the gradients with one AllReduce(AVG) of the flat gradient
+ * buffer, and every rank applies the same SGD-with-momentum update to its replica. Because the
+ * AllReduce hands every rank the same bits, the replicas stay bit-identical, which the end of
+ * {@link #run()} checks. Every shard has the same size, so every rank takes the same number of
+ * steps and the collectives match up.
+ */
+public final class Trainer {
+    private static final int CLASSES = 3;
+
+    private final Communicator comm;
+    private final TrainSettings s;
+    private final PrintStream out;
+
+    /**
+     * @param comm the communicator
+     * @param s    what to train
+     * @param out  where rank 0 prints; {@code null} on the other ranks
+     */
+    public Trainer(Communicator comm, TrainSettings s, PrintStream out) {
+        this.comm = comm;
+        this.s = s;
+        this.out = out;
+    }
+
+    /**
+     * Trains, prints the loss per epoch, the time per step and the share of communication, and
+     * checks the replicas.
+     *
+     * @return 0 if the replicas are bit-identical at the end, 1 if not
+     */
+    public int run() {
+        int n = comm.count();
+        int rank = comm.userRank();
+        Spiral data = Spiral.generate(s.samples(), CLASSES, s.seed());
+        int shard = s.samples() / n;
+        if (shard == 0) {
+            throw new IllegalArgumentException(s.samples() + " samples cannot be split over " + n + " ranks");
+        }
+        int first = rank * shard;
+        Mlp model = new Mlp(Spiral.FEATURES, s.hidden(), s.hidden(), CLASSES);
+        float[] params = new float[model.paramCount()];
+        model.init(params, s.seed());
+        comm.broadcast(params, 0); // as DDP: rank 0's initial weights everywhere
+        float[] grad = new float[params.length];
+        float[] velocity = new float[params.length];
+        int steps = (shard + s.batch() - 1) / s.batch();
+        print("# nccl4j train: MLP %d-%d-%d-%d (%d parameters), spiral of %d samples in %d classes", Spiral.FEATURES,
+                s.hidden(), s.hidden(), CLASSES, params.length, s.samples(), CLASSES);
+        print("# %d ranks x %d samples, batch %d per rank (%d global), %d steps per epoch, lr %s momentum %s",
+                n, shard, s.batch(), s.batch() * n, steps, s.lr(), s.momentum());
+
+        int[] order = new int[shard];
+        for (int i = 0; i < shard; i++) {
+            order[i] = first + i;
+        }
+        long computeNanos = 0;
+        long commNanos = 0;
+        double firstLoss = Double.NaN;
+        double lastLoss = Double.NaN;
+        for (int epoch = 1; epoch <= s.epochs(); epoch++) {
+            long epochStart = System.nanoTime();
+            shuffle(order, new Random(s.seed() * 1_000_003L + epoch * 7919L + rank));
+            double lossSum = 0;
+            long correct = 0;
+            for (int step = 0; step < steps; step++) {
+                long t0 = System.nanoTime();
+                int from = step * s.batch();
+                int b = Math.min(s.batch(), shard - from);
+                java.util.Arrays.fill(grad, 0f);
+                for (int j = from; j < from + b; j++) {
+                    int idx = order[j];
+                    lossSum += model.accumulate(params, data.x(), Spiral.FEATURES * idx, data.y()[idx], grad, 1f / b);
+                    if (model.lastPrediction() == data.y()[idx]) {
+                        correct++;
+                    }
+                }
+                long t1 = System.nanoTime();
+                comm.allReduce(grad, RedOp.AVG); // the one collective per step
+                long t2 = System.nanoTime();
+                for (int i = 0; i < params.length; i++) {
+                    velocity[i] = s.momentum() * velocity[i] + grad[i];
+                    params[i] -= s.lr() * velocity[i];
+                }
+                computeNanos += (t1 - t0) + (System.nanoTime() - t2);
+                commNanos += t2 - t1;
+            }
+            double[] stats = {lossSum, correct, shard};
+            comm.allReduce(stats, RedOp.SUM);
+            double loss = stats[0] / stats[2];
+            firstLoss = epoch == 1 ? loss : firstLoss;
+            lastLoss = loss;
+            print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms", epoch, loss, 100 * stats[1] / stats[2],
+                    (System.nanoTime() - epochStart) / 1e6);
+        }
+        report(steps * s.epochs(), computeNanos, commNanos, grad.length, firstLoss, lastLoss);
+        finalAccuracy(model, params, data);
+
+        if (s.diverge() && rank == n - 1) {
+            params[0] = Math.nextUp(params[0]);
+        }
+        long differ = ReplicaCheck.differing(comm, params);
+        if (differ == 0) {
+            print("replicas identical: yes (%d ranks, %d parameters, digest %016x)", n, params.length,
+                    ReplicaCheck.digest(params));
+            return 0;
+        }
+        print("replicas identical: no (%d of %d parameters differ between ranks)", differ, params.length);
+        return 1;
+    }
+
+    /** Time per step and the share spent in the AllReduce, averaged over the ranks. */
+    private void report(int totalSteps, long computeNanos, long commNanos, int gradFloats, double firstLoss,
+                        double lastLoss) {
+        double[] t = {computeNanos, commNanos};
+        comm.allReduce(t, RedOp.AVG);
+        double total = t[0] + t[1];
+        print("# %d steps: %.2f ms per step (compute %.2f ms, allreduce of %d floats %.2f ms), communication %.0f%% of the time",
+                totalSteps, total / totalSteps / 1e6, t[0] / totalSteps / 1e6, gradFloats, t[1] / totalSteps / 1e6,
+                100 * t[1] / total);
+        print("# loss %.4f -> %.4f (%s)", firstLoss, lastLoss, lastLoss < firstLoss ? "falls" : "DOES NOT FALL");
+    }
+
+    /** Rank 0 evaluates its replica on the whole set (the others hold the same weights). */
+    private void finalAccuracy(Mlp model, float[] params, Spiral data) {
+        if (out == null) {
+            return;
+        }
+        int correct = 0;
+        for (int i = 0; i < data.size(); i++) {
+            model.forward(params, data.x(), Spiral.FEATURES * i, data.y()[i]);
+            if (model.lastPrediction() == data.y()[i]) {
+                correct++;
+            }
+        }
+        print("# accuracy on all %d samples: %.1f%%", data.size(), 100.0 * correct / data.size());
+    }
+
+    private static void shuffle(int[] a, Random rnd) {
+        for (int i = a.length - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            int t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
+    }
+
+    private void print(String format, Object... args) {
+        if (out != null) {
+            out.println(String.format(Locale.ROOT, format, args));
+            out.flush();
+        }
+    }
+}

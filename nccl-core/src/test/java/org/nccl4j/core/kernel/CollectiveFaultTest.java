@@ -1,0 +1,152 @@
+package org.nccl4j.core.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.nccl4j.CommConfig;
+import org.nccl4j.Communicator;
+import org.nccl4j.Completion;
+import org.nccl4j.DataType;
+import org.nccl4j.Nccl;
+import org.nccl4j.NcclException;
+import org.nccl4j.NcclUsageException;
+import org.nccl4j.RedOp;
+import org.nccl4j.Result;
+
+/** Failures during collectives: abort, mismatched calls, bad arguments. None may hang. */
+class CollectiveFaultTest {
+    @Test
+    void abortFromAnotherThreadUnblocksAWaitingCollective() {
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            List<Communicator> comms = Nccl.commInitAll(2);
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment buf = arena.allocate(4096);
+                Communicator c0 = comms.get(0);
+                Completion done = c0.allReduce(buf, buf, 1024, DataType.FLOAT32, RedOp.SUM, c0.defaultStream());
+                Thread.sleep(300);
+                assertTrue(!done.isDone(), "rank 1 never called: rank 0 must still wait");
+                long t0 = System.nanoTime();
+                Thread.ofPlatform().start(c0::abort).join();
+                NcclException e = assertThrows(NcclException.class, done::await);
+                assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "abort took too long");
+                assertTrue(e.getMessage().contains("abort"), e.getMessage());
+                c0.abort(); // idempotent
+            } finally {
+                comms.forEach(Communicator::abort);
+            }
+        });
+    }
+
+    @Test
+    void mismatchedCountsFailWithTimeoutInsteadOfHanging() {
+        assertTimeoutPreemptively(Duration.ofSeconds(40), () -> {
+            CommConfig cfg = CommConfig.builder().param("NCCL4J_OP_TIMEOUT_MS", "1500").build();
+            List<Communicator> comms = Nccl.commInitAll(2, cfg);
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment a = arena.allocate(8L << 20);
+                MemorySegment b = arena.allocate(8L << 20);
+                Nccl.groupStart();
+                Completion small = comms.get(0).allReduce(a, a, 1000, DataType.FLOAT32, RedOp.SUM, comms.get(0).defaultStream());
+                Completion big = comms.get(1).allReduce(b, b, 2_000_000, DataType.FLOAT32, RedOp.SUM, comms.get(1).defaultStream());
+                Nccl.groupEnd();
+                NcclException e = assertThrows(NcclException.class, big::await);
+                assertEquals(Result.TIMEOUT, e.result(), e.getMessage());
+                assertTrue(e.getMessage().contains("no data") || e.getMessage().contains("no credit"), e.getMessage());
+                assertEquals(Result.TIMEOUT, comms.get(1).asyncError());
+                try {
+                    small.await();
+                } catch (NcclException ignored) {
+                    // Rank 0 may or may not notice; it must not hang.
+                }
+            } finally {
+                comms.forEach(Communicator::abort);
+            }
+        });
+    }
+
+    @Test
+    void argumentsAreCheckedAsNcclDoes() {
+        List<Communicator> comms = Nccl.commInitAll(2);
+        try (Arena arena = Arena.ofShared()) {
+            Communicator c = comms.get(0);
+            MemorySegment buf = arena.allocate(64);
+            var s = c.defaultStream();
+            NcclException e = assertThrows(NcclUsageException.class,
+                    () -> c.allReduce(null, buf, 4, DataType.FLOAT32, RedOp.SUM, s));
+            assertTrue(e.getMessage().contains("sendbuff is null"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.allReduce(buf, buf, -1, DataType.FLOAT32, RedOp.SUM, s));
+            assertTrue(e.getMessage().contains("-1"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.allReduce(buf, buf, 17, DataType.FLOAT32, RedOp.SUM, s));
+            assertTrue(e.getMessage().contains("holds 64 bytes but the call needs 68"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.allReduce(buf, buf, 4, null, RedOp.SUM, s));
+            assertTrue(e.getMessage().contains("invalid data type"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.allReduce(buf, buf, 4, DataType.FLOAT32, null, s));
+            assertTrue(e.getMessage().contains("invalid reduction operation"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.broadcast(buf, buf, 4, DataType.FLOAT32, 2, s));
+            assertTrue(e.getMessage().contains("invalid root 2"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.allReduce(buf, buf, 4, DataType.FLOAT32, RedOp.SUM, null));
+            assertTrue(e.getMessage().contains("stream is null"), e.getMessage());
+            e = assertThrows(NcclUsageException.class, () -> c.send(buf, 4, DataType.FLOAT32, 5, s));
+            assertTrue(e.getMessage().contains("invalid peer 5"), e.getMessage());
+            e = assertThrows(NcclUsageException.class,
+                    () -> c.allGather(buf, buf, 10, DataType.FLOAT32, s));
+            assertTrue(e.getMessage().contains("recvbuff holds 64 bytes but the call needs 80"), e.getMessage());
+            e = assertThrows(NcclUsageException.class,
+                    () -> c.allReduce(buf, buf.asReadOnly(), 4, DataType.FLOAT32, RedOp.SUM, s));
+            assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+            e = assertThrows(NcclUsageException.class,
+                    () -> c.allReduce(buf, buf, Long.MAX_VALUE / 2, DataType.FLOAT64, RedOp.SUM, s));
+            assertTrue(e.getMessage().contains("overflows"), e.getMessage());
+        } finally {
+            comms.forEach(Communicator::close);
+        }
+        MemorySegment one = MemorySegment.ofArray(new float[4]);
+        NcclException e = assertThrows(NcclUsageException.class,
+                () -> comms.get(0).allReduce(one, one, 4, DataType.FLOAT32, RedOp.SUM, null));
+        assertInstanceOf(NcclUsageException.class, e);
+    }
+
+    @Test
+    void sendRecvGroupsAndAllToAll() {
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            int n = 3;
+            List<Communicator> comms = Nccl.commInitAll(n);
+            try {
+                long count = 200_003; // several steps per message
+                float[][] send = new float[n][(int) (n * count)];
+                float[][] recv = new float[n][(int) (n * count)];
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < n * count; i++) {
+                        send[r][i] = r * 1000 + i / (int) count; // block p of rank r holds r*1000+p
+                    }
+                }
+                Nccl.groupStart();
+                for (int r = 0; r < n; r++) {
+                    Communicator c = comms.get(r);
+                    c.allToAll(MemorySegment.ofArray(send[r]), MemorySegment.ofArray(recv[r]), count, DataType.FLOAT32,
+                            c.defaultStream());
+                }
+                Nccl.groupEnd();
+                for (Communicator c : comms) {
+                    c.defaultStream().synchronize();
+                }
+                for (int r = 0; r < n; r++) {
+                    for (int p = 0; p < n; p++) {
+                        assertEquals(p * 1000 + r, recv[r][(int) (p * count)], "rank " + r + " block " + p);
+                        assertEquals(p * 1000 + r, recv[r][(int) (p * count + count - 1)], "rank " + r + " block " + p);
+                    }
+                }
+            } finally {
+                comms.forEach(Communicator::close);
+            }
+        });
+    }
+}
