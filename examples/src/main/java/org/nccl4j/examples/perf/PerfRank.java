@@ -13,6 +13,7 @@ import org.nccl4j.DataType;
 import org.nccl4j.Device;
 import org.nccl4j.RedOp;
 import org.nccl4j.Stream;
+import org.nccl4j.core.host.HostIdentity;
 
 /**
  * What one rank of {@code nccl4j perf} runs: nccl-tests' {@code TimeTest} and {@code BenchTime}
@@ -64,6 +65,9 @@ public final class PerfRank implements AutoCloseable {
         this.stream = comm.createStream();
     }
 
+    private static final int JIT_WARMUP_OPS = 3000;
+    private boolean jitWarmed;
+
     /**
      * Runs the whole test: preamble, device lines, every type and reduction over the sweep, footer.
      *
@@ -97,6 +101,7 @@ public final class PerfRank implements AutoCloseable {
     private void timeTest(ElementType type, RedOp op, String opName) {
         TestData data = new TestData(s.coll(), type, op, nranks, rank, s.root());
         barrier();
+        jitWarmup(type, op);
         for (long warmSize : new long[] {s.maxBytes(), s.minBytes()}) {
             ByteCounts c = s.coll().counts(warmSize / type.size(), nranks);
             for (int iter = 0; iter < s.warmupIters(); iter++) {
@@ -112,6 +117,36 @@ public final class PerfRank implements AutoCloseable {
             row += benchTime(data, c, type, op, false);
             row += benchTime(data, c, type, op, true);
             print(List.of(row));
+            if (s.next(size) <= size) {
+                break;
+            }
+        }
+    }
+
+    /**
+     * A JVM needs thousands of calls before the JIT has compiled the kernel path; nccl-tests'
+     * 5 warm-up iterations would leave the first sizes measuring the interpreter. Every rank
+     * runs the same fixed number of small operations, so the ranks stay matched.
+     */
+    private void jitWarmup(ElementType type, RedOp op) {
+        if (jitWarmed) {
+            return;
+        }
+        jitWarmed = true;
+        ByteCounts small = s.coll().counts(Math.min(s.maxBytes(), 4096) / type.size(), nranks);
+        for (int round = 0; round < JIT_WARMUP_OPS / 100; round++) {
+            for (int iter = 0; iter < 100; iter++) {
+                start(small, type, op, false, 0);
+            }
+            stream.synchronize();
+        }
+        // Larger sizes take other paths (vector loops, several slices): compile those too.
+        for (long size = s.minBytes(); size <= s.maxBytes(); size = s.next(size)) {
+            ByteCounts c = s.coll().counts(size / type.size(), nranks);
+            for (int iter = 0; iter < 10; iter++) {
+                start(c, type, op, (iter & 1) == 1, iter);
+            }
+            stream.synchronize();
             if (s.next(size) <= size) {
                 break;
             }
@@ -209,7 +244,7 @@ public final class PerfRank implements AutoCloseable {
     private List<String> gatherDeviceLines() {
         Device d = comm.device();
         String line = PerfReport.deviceLine(rank, ProcessHandle.current().pid(),
-                org.nccl4j.core.host.HostIdentity.hostname(), d.index(), d.busId(), d.backend());
+                HostIdentity.hostname(), d.index(), d.busId(), d.backend());
         byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
         MemorySegment mine = arena.allocate(LINE_BYTES);
         MemorySegment.copy(bytes, 0, mine, ValueLayout.JAVA_BYTE, 0, Math.min(bytes.length, LINE_BYTES - 1));

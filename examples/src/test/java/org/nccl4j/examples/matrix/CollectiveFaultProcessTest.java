@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
 
@@ -50,13 +50,22 @@ class CollectiveFaultProcessTest {
         String id = Nccl.getUniqueId().toString();
         CompletableFuture<LocalLauncher.Outcome> ranks =
                 CompletableFuture.supplyAsync(() -> RankJvms.run(l, nranks, nranks, id, Duration.ofSeconds(150)));
-        long victim = RankJvms.findRank(1, Duration.ofSeconds(30));
-        boolean looping = watch.await(s -> s.startsWith("[rank 1] LOOP rank 1 iteration "), 3, Duration.ofSeconds(60));
-        assertTrue(looping || ranks.isDone(), "rank 1 never printed 3 LOOP lines");
-        assertTrue(looping, "rank 1 never printed 3 LOOP lines\n" + RankJvms.all(ranks.get()));
-        long kill = System.nanoTime();
-        assertTrue(ProcessHandle.of(victim).map(ProcessHandle::destroyForcibly).orElse(false), "rank 1 was gone already");
-        LocalLauncher.Outcome out = ranks.get(3, TimeUnit.MINUTES);
+        LocalLauncher.Outcome out;
+        long kill;
+        try {
+            long victim = RankJvms.findRank(1, Duration.ofSeconds(30));
+            boolean looping = watch.await(s -> s.startsWith("[rank 1] LOOP rank 1 iteration "), 3, Duration.ofSeconds(60));
+            assertTrue(looping, "rank 1 never printed 3 LOOP lines");
+            kill = System.nanoTime();
+            ProcessHandle h = ProcessHandle.of(victim).orElseThrow(() -> new AssertionError("rank 1 (pid " + victim + ") is gone"));
+            assertTrue(h.destroyForcibly(), "SIGKILL of rank 1 (pid " + victim + ") failed");
+            out = ranks.get(3, TimeUnit.MINUTES);
+        } finally {
+            if (!ranks.isDone()) {
+                RankJvms.killRankJvms(); // the test failed early: do not leave the ranks running into the next test
+                ranks.handle((o, e) -> o).get(1, TimeUnit.MINUTES);
+            }
+        }
         long took = (System.nanoTime() - kill) / 1_000_000;
         String all = RankJvms.all(out) + "ranks ended " + took + " ms after the kill\n";
         System.out.println("[" + transport + "] survivors ended " + took + " ms after SIGKILL of rank 1");
@@ -79,7 +88,7 @@ class CollectiveFaultProcessTest {
     @Test
     void devShmTooSmallFailsInitWithTheFix() throws Exception {
         try (TinyDevShm shm = TinyDevShm.start()) {
-            LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(5)).env("NCCL4J_INIT_TIMEOUT_MS", "20000")
+            LocalLauncher l = RankJvms.launcher("matrix", "5").env("NCCL4J_INIT_TIMEOUT_MS", "20000")
                     .wrapper(r -> shm.wrap());
             long t0 = System.nanoTime();
             LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(90));
@@ -100,16 +109,20 @@ class CollectiveFaultProcessTest {
                 assertTrue(f.contains("--shm-size"), f);
             }
             assertTrue(took < 30_000, "took " + took + " ms");
+            assertEquals("", shm.list(), "segments left behind in the namespace's /dev/shm");
         }
     }
 
     @Test
     void devShmTooSmallIsNoProblemWithShmDisabled() throws Exception {
         try (TinyDevShm shm = TinyDevShm.start()) {
-            LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(10)).env("NCCL4J_INIT_TIMEOUT_MS", "20000")
-                    .env("NCCL_SHM_DISABLE", "1").wrapper(r -> shm.wrap());
+            // Always the sample: the full product over NET is ProcessMatrixTest's job under -Pmatrix.
+            LocalLauncher l = RankJvms.launcher("matrix", "10").env("NCCL4J_INIT_TIMEOUT_MS", "20000")
+                    .env("NCCL_SHM_DISABLE", "1").env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT")
+                    .wrapper(r -> shm.wrap());
             LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(90));
             ProcessMatrixTest.assertMatrixPassed(out, 2);
+            ProcessMatrixTest.assertVia(out, "via NET/Socket");
         }
     }
 
@@ -167,10 +180,24 @@ class CollectiveFaultProcessTest {
             return List.of("nsenter", "--mount=/proc/" + holder.pid() + "/ns/mnt", "--");
         }
 
+        /** @return the names in the namespace's {@code /dev/shm}, one a line */
+        String list() throws IOException, InterruptedException {
+            List<String> cmd = new java.util.ArrayList<>(wrap());
+            cmd.addAll(List.of("ls", "-A", "/dev/shm"));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + out);
+            return out;
+        }
+
         @Override
-        public void close() throws InterruptedException {
-            holder.destroyForcibly();
-            holder.waitFor(5, TimeUnit.SECONDS);
+        public void close() {
+            holder.destroyForcibly(); // the sleeping holder itself (exec), so the namespace goes with it
+            try {
+                holder.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

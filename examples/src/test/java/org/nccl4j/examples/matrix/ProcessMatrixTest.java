@@ -28,7 +28,7 @@ class ProcessMatrixTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 3})
     void shm(int nranks) {
-        LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(nranks == 2 ? 30 : 20)).env("NCCL_DEBUG", "INFO")
+        LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(nranks == 2 ? 40 : 30)).env("NCCL_DEBUG", "INFO")
                 .env("NCCL_DEBUG_SUBSYS", "INIT");
         LocalLauncher.Outcome out = RankJvms.run(l, nranks, nranks, Nccl.getUniqueId().toString(), TIMEOUT);
         assertMatrixPassed(out, nranks);
@@ -37,7 +37,7 @@ class ProcessMatrixTest {
 
     @Test
     void netBetweenProcessesOfOneHost() {
-        LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(20)).env("NCCL_SHM_DISABLE", "1")
+        LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(30)).env("NCCL_SHM_DISABLE", "1")
                 .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT");
         LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, Nccl.getUniqueId().toString(), TIMEOUT);
         assertMatrixPassed(out, 2);
@@ -49,7 +49,7 @@ class ProcessMatrixTest {
         String why = NetnsHosts.unavailableReason();
         assumeTrue(why == null, why);
         try (NetnsHosts h = NetnsHosts.create(2)) {
-            LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(20)).env("NCCL_COMM_ID", h.address(0) + ":29521")
+            LocalLauncher l = RankJvms.launcher(RankJvms.matrixArgs(30)).env("NCCL_COMM_ID", h.address(0) + ":29521")
                     .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT").wrapper(h::wrap);
             LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, null, TIMEOUT);
             assertMatrixPassed(out, 2);

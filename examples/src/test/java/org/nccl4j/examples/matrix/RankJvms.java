@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.nccl4j.core.launch.LocalLauncher;
@@ -60,10 +59,12 @@ final class RankJvms {
 
     /**
      * @param args {@link MatrixRankMain}'s arguments
-     * @return a launcher echoing with rank prefixes
+     * @return a launcher echoing with rank prefixes; a collective that stops making progress fails
+     *         after 60 s with TIMEOUT (naming its case) rather than running into the launcher's deadline
      */
     static LocalLauncher launcher(String... args) {
-        return new LocalLauncher(MatrixRankMain.class.getName(), List.of(args)).echo(System.out, true);
+        return new LocalLauncher(MatrixRankMain.class.getName(), List.of(args)).echo(System.out, true)
+                .env("NCCL4J_OP_TIMEOUT_MS", "60000");
     }
 
     /**
@@ -105,12 +106,16 @@ final class RankJvms {
         return out.output().get(rank).stream().filter(l -> l.startsWith(prefix)).collect(Collectors.toList());
     }
 
-    /** Finds the child process whose environment says {@code NCCL4J_RANK=rank} (root reads any /proc/pid/environ). */
+    /**
+     * Finds the rank JVM whose environment says {@code NCCL4J_RANK=rank} (root reads any
+     * /proc/pid/environ). Only {@code java} processes count: a rank's own short-lived children
+     * (tools it runs) inherit its environment.
+     */
     static long findRank(int rank, Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         String needle = "\0NCCL4J_RANK=" + rank + "\0";
         while (System.nanoTime() < end) {
-            for (ProcessHandle h : ProcessHandle.current().descendants().toList()) {
+            for (ProcessHandle h : rankJvms()) {
                 try {
                     String env = "\0" + java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + h.pid() + "/environ"),
                             java.nio.charset.StandardCharsets.ISO_8859_1);
@@ -126,6 +131,17 @@ final class RankJvms {
         throw new AssertionError("rank " + rank + " JVM not found");
     }
 
+    /** @return the live {@code java} processes this JVM started, directly or through a wrapper */
+    static List<ProcessHandle> rankJvms() {
+        return ProcessHandle.current().descendants()
+                .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false)).toList();
+    }
+
+    /** Kills (SIGKILL) every java process this JVM started: cleanup after a test failed with ranks still running. */
+    static void killRankJvms() {
+        rankJvms().forEach(ProcessHandle::destroyForcibly);
+    }
+
     /** @return whether {@code tool} is an executable on PATH */
     static boolean onPath(String tool) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
@@ -134,19 +150,5 @@ final class RankJvms {
             }
         }
         return false;
-    }
-
-    /**
-     * Runs a command and returns its output (stdout and stderr), or {@code null} on success with
-     * {@code wantOutput} false.
-     */
-    static String sh(Duration timeout, String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            return "timed out: " + String.join(" ", cmd);
-        }
-        String out = new String(p.getInputStream().readAllBytes());
-        return p.exitValue() == 0 ? null : String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out.strip();
     }
 }

@@ -81,11 +81,11 @@ public final class P2pKernel {
                 start = 0;
                 continue;
             }
-            Waiter.pause(round);
-            if ((round & 255) == 0) {
-                if (start == 0) {
-                    start = System.nanoTime();
-                }
+            if (start == 0) {
+                start = System.nanoTime();
+            }
+            Waiter.pause(round, start);
+            if ((round & 1023) == 0) {
                 for (Active a : current) {
                     if (a != null) {
                         waiter.check(a.t.conn(), a.t.send() ? "credit" : "data", start);

@@ -15,8 +15,10 @@ import org.nccl4j.core.wait.AbortFlag;
  * flag, the communicator's async error, the peer and the progress deadline: a wait never hangs.
  */
 public final class Waiter {
-    private static final int SPINS = 2000;
-    private static final int YIELDS = 200;
+    /** Spin this long: a peer that is running answers within a few microseconds. */
+    private static final long SPIN_NANOS = 200_000;
+    /** Then yield this long: on an oversubscribed machine the peer may need this core. */
+    private static final long YIELD_NANOS = 5_000_000;
 
     private final AbortFlag abort;
     private final Supplier<NcclException> asyncError;
@@ -46,34 +48,39 @@ public final class Waiter {
         if (v >= target) {
             return v;
         }
-        long start = 0;
+        long start = System.nanoTime();
         for (int round = 1; ; round++) {
             v = ConnMem.counter(c.waitHeader());
             if (v >= target) {
                 return v;
             }
-            pause(round);
-            if ((round & 255) == 0) {
-                if (start == 0) {
-                    start = System.nanoTime();
-                }
+            pause(round, start);
+            if ((round & 1023) == 0) {
                 check(c, what, start);
             }
         }
     }
 
     /**
-     * Backs off according to how long a caller has waited.
+     * Backs off according to how long a caller has waited: spin, then yield, then park. Parking
+     * comes last because on Linux a park lasts at least the timer slack (50 us), far longer
+     * than a small collective.
      *
      * @param round rounds waited so far, from 1
+     * @param start when the wait began ({@link System#nanoTime()})
      */
-    public static void pause(int round) {
-        if (round < SPINS) {
+    public static void pause(int round, long start) {
+        if (round < 64) {
             Thread.onSpinWait();
-        } else if (round < SPINS + YIELDS) {
+            return;
+        }
+        long waited = System.nanoTime() - start;
+        if (waited < SPIN_NANOS) {
+            Thread.onSpinWait();
+        } else if (waited < YIELD_NANOS) {
             Thread.yield();
         } else {
-            LockSupport.parkNanos(Math.min(50_000, 1000L << Math.min((round - SPINS - YIELDS) / 64, 6)));
+            LockSupport.parkNanos(50_000);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.nccl4j.core.stream;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,6 +22,11 @@ public final class HostStream implements Stream {
     private final AtomicLong submitted = new AtomicLong();
     private final AtomicLong finished = new AtomicLong();
     private final Thread thread;
+    /**
+     * Threads in {@link #synchronize()} and the task count each waits for: woken once it is
+     * reached, so they neither poll nor wake for every finished task.
+     */
+    private final ConcurrentHashMap<Thread, Long> waiters = new ConcurrentHashMap<>();
     private volatile NcclException error;
     private volatile boolean closed;
 
@@ -65,7 +71,14 @@ public final class HostStream implements Stream {
                     // Launches report their own failures; this keeps the thread alive if one cannot.
                     recordError(NcclException.of(Result.INTERNAL_ERROR, "stream task failed: " + e, null, e));
                 } finally {
-                    finished.incrementAndGet();
+                    long f = finished.incrementAndGet();
+                    if (!waiters.isEmpty()) {
+                        waiters.forEach((t, target) -> {
+                            if (target <= f) {
+                                LockSupport.unpark(t);
+                            }
+                        });
+                    }
                 }
                 idleSince = 0;
                 continue;
@@ -84,15 +97,19 @@ public final class HostStream implements Stream {
     @Override
     public void synchronize() {
         long target = submitted.get();
-        for (int round = 1; finished.get() < target; round++) {
-            if (!thread.isAlive()) {
-                throw NcclException.of(Result.INTERNAL_ERROR, "stream thread " + thread.getName() + " died", null);
+        // Park rather than spin: on a small machine a spinning waiter takes the core the stream
+        // (and the peers) need. The stream thread unparks waiters after every task.
+        Thread me = Thread.currentThread();
+        waiters.put(me, target);
+        try {
+            while (finished.get() < target) {
+                if (!thread.isAlive()) {
+                    throw NcclException.of(Result.INTERNAL_ERROR, "stream thread " + thread.getName() + " died", null);
+                }
+                LockSupport.parkNanos(this, 100_000_000);
             }
-            if (round < 200) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(20_000);
-            }
+        } finally {
+            waiters.remove(me);
         }
         NcclException e = error;
         if (e != null) {

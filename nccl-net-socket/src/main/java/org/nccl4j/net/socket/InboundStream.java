@@ -36,6 +36,8 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
     private CompositeByteBuf leftover;
     private ByteBuf lent;
     private NetException failure;
+    /** Set when the peer closed: bytes already read ahead stay receivable, later ones cannot come. */
+    private NetException eof;
 
     /** @param peer the remote address, for error messages */
     InboundStream(String peer) {
@@ -64,6 +66,7 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
         }
         sinks.addLast(sink);
         feedLeftover();
+        failUnsatisfiable();
         updateReading();
     }
 
@@ -75,6 +78,7 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
         }
         sinks.addFirst(sink);
         feedLeftover();
+        failUnsatisfiable();
         updateReading();
     }
 
@@ -173,8 +177,19 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        failAll(new NetException(NetException.Kind.REMOTE, "NET/Socket : connection closed by remote peer " + peer));
+        // A peer that sent its last message and closed must not lose it: deliver what was read
+        // ahead, and fail only the receives those bytes cannot complete.
+        feedLeftover();
+        eof = new NetException(NetException.Kind.REMOTE, "NET/Socket : connection closed by remote peer " + peer);
+        failUnsatisfiable();
         ctx.fireChannelInactive();
+    }
+
+    /** After the peer closed: once the read-ahead bytes are used up, every waiting sink fails. */
+    private void failUnsatisfiable() {
+        if (eof != null && readAhead() == 0) {
+            failAll(eof);
+        }
     }
 
     @Override
@@ -186,7 +201,11 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        failAll(new NetException(NetException.Kind.INTERNAL, "NET/Socket : connection to " + peer + " was closed"));
+        if (eof != null && readAhead() > 0) {
+            return; // the peer's last bytes wait for their receives
+        }
+        failAll(eof != null ? eof
+                : new NetException(NetException.Kind.INTERNAL, "NET/Socket : connection to " + peer + " was closed"));
     }
 
     /** Fails every waiting sink with the first error; later sinks fail at once. */
