@@ -17,6 +17,12 @@ import org.nccl4j.Stream;
 public final class HostStream implements Stream {
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final long SPIN_NANOS = 50_000;
+    /** Queue depth at which a submitter waits (a CUDA launch queue is bounded too). */
+    private static final long HIGH_WATER = 64;
+    /** ... until the queue is down to this depth, so it wakes once per many launches. */
+    private static final long LOW_WATER = 16;
+    /** Longest a submitter is held back. */
+    private static final long THROTTLE_NANOS = 2_000_000;
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     private final AtomicLong submitted = new AtomicLong();
@@ -44,9 +50,16 @@ public final class HostStream implements Stream {
         if (closed) {
             throw NcclException.of(Result.INVALID_USAGE, "stream " + thread.getName() + " is closed", null);
         }
-        submitted.incrementAndGet();
+        long n = submitted.incrementAndGet();
         queue.add(work);
         LockSupport.unpark(thread);
+        if (n - finished.get() > HIGH_WATER && Thread.currentThread() != thread) {
+            // On the host backend the "device" shares the CPU with the caller: a caller that
+            // races ahead enqueuing steals the cores the kernels need. Let the queue drain, but
+            // only briefly: one thread may be feeding several communicators whose kernels need
+            // each other's next launch.
+            awaitFinished(n - LOW_WATER, THROTTLE_NANOS);
+        }
     }
 
     /**
@@ -96,25 +109,36 @@ public final class HostStream implements Stream {
 
     @Override
     public void synchronize() {
-        long target = submitted.get();
-        // Park rather than spin: on a small machine a spinning waiter takes the core the stream
-        // (and the peers) need. The stream thread unparks waiters after every task.
+        awaitFinished(submitted.get(), Long.MAX_VALUE);
+        NcclException e = error;
+        if (e != null) {
+            error = null;
+            throw HostCompletion.rethrow(e);
+        }
+    }
+
+    /**
+     * Parks until {@code target} tasks have finished. Parking rather than spinning: on a small
+     * machine a spinning waiter takes the core the stream (and the peers) need. The stream
+     * thread unparks a waiter once its target is reached.
+     */
+    private void awaitFinished(long target, long maxNanos) {
         Thread me = Thread.currentThread();
         waiters.put(me, target);
+        long start = System.nanoTime();
         try {
             while (finished.get() < target) {
                 if (!thread.isAlive()) {
                     throw NcclException.of(Result.INTERNAL_ERROR, "stream thread " + thread.getName() + " died", null);
                 }
-                LockSupport.parkNanos(this, 100_000_000);
+                long left = maxNanos - (System.nanoTime() - start);
+                if (left <= 0) {
+                    return;
+                }
+                LockSupport.parkNanos(this, Math.min(left, 100_000_000));
             }
         } finally {
             waiters.remove(me);
-        }
-        NcclException e = error;
-        if (e != null) {
-            error = null;
-            throw HostCompletion.rethrow(e);
         }
     }
 
