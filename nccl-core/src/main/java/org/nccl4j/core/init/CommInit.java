@@ -235,7 +235,9 @@ public final class CommInit {
             }
         };
         TransportContext ctx = new TransportContext(rank, peers, commId, config, (int) buff, arena, net, proxies, abort);
-        Waiter waiter = new Waiter(abort, asyncError::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L);
+        boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
+        Waiter waiter = new Waiter(abort, asyncError::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
+                oversubscribed);
         Engine e = Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, ring, channels, waiter,
                 deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
         Log.info(Subsys.INIT, "%d coll channels, ring %s", channels, java.util.Arrays.toString(ring));

@@ -84,7 +84,7 @@ public final class P2pKernel {
             if (start == 0) {
                 start = System.nanoTime();
             }
-            Waiter.pause(round, start);
+            waiter.pause(round, start);
             if ((round & 1023) == 0) {
                 for (Active a : current) {
                     if (a != null) {

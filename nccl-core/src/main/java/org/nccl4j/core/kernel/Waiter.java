@@ -17,22 +17,27 @@ import org.nccl4j.core.wait.AbortFlag;
 public final class Waiter {
     /** Spin this long: a peer that is running answers within a few microseconds. */
     private static final long SPIN_NANOS = 200_000;
+    /** With more ranks than cores the peer is likely waiting for this core: yield almost at once. */
+    private static final long OVERSUBSCRIBED_SPIN_NANOS = 2_000;
     /** Then yield this long: on an oversubscribed machine the peer may need this core. */
     private static final long YIELD_NANOS = 5_000_000;
 
     private final AbortFlag abort;
     private final Supplier<NcclException> asyncError;
     private final long timeoutNanos;
+    private final long spinNanos;
 
     /**
      * @param abort        the communicator's abort flag
      * @param asyncError   the communicator's async error, or {@code null}
      * @param timeoutNanos how long a wait may see no progress before it fails with TIMEOUT
+     * @param oversubscribed whether this host runs more ranks than it has cores
      */
-    public Waiter(AbortFlag abort, Supplier<NcclException> asyncError, long timeoutNanos) {
+    public Waiter(AbortFlag abort, Supplier<NcclException> asyncError, long timeoutNanos, boolean oversubscribed) {
         this.abort = abort;
         this.asyncError = asyncError;
         this.timeoutNanos = timeoutNanos;
+        this.spinNanos = oversubscribed ? OVERSUBSCRIBED_SPIN_NANOS : SPIN_NANOS;
     }
 
     /**
@@ -69,13 +74,13 @@ public final class Waiter {
      * @param round rounds waited so far, from 1
      * @param start when the wait began ({@link System#nanoTime()})
      */
-    public static void pause(int round, long start) {
+    public void pause(int round, long start) {
         if (round < 64) {
             Thread.onSpinWait();
             return;
         }
         long waited = System.nanoTime() - start;
-        if (waited < SPIN_NANOS) {
+        if (waited < spinNanos) {
             Thread.onSpinWait();
         } else if (waited < YIELD_NANOS) {
             Thread.yield();
