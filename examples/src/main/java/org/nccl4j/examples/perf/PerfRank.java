@@ -65,7 +65,7 @@ public final class PerfRank implements AutoCloseable {
         this.stream = comm.createStream();
     }
 
-    private static final int JIT_WARMUP_OPS = 3000;
+    private static final int JIT_WARMUP_OPS = 30_000;
     private boolean jitWarmed;
 
     /**
