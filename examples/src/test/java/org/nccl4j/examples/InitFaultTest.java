@@ -5,15 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
+import org.nccl4j.examples.matrix.RankJvms;
 
 /** Init failures across rank JVMs: every one ends in a clear error within its deadline. */
 class InitFaultTest {
@@ -66,7 +64,7 @@ class InitFaultTest {
                 .env("NCCL4J_CONNECT_TIMEOUT_MS", "2000");
         CompletableFuture<LocalLauncher.Outcome> ranks012 =
                 CompletableFuture.supplyAsync(() -> Ranks.run(first, 3, 4, id, Duration.ofSeconds(60)));
-        long rank1 = waitForRank(1, Duration.ofSeconds(20));
+        long rank1 = RankJvms.findRank(1, Duration.ofSeconds(20));
         Thread.sleep(1000); // let it check in with the root
         ProcessHandle.of(rank1).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
         LocalLauncher last = Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "8000")
@@ -78,26 +76,5 @@ class InitFaultTest {
         assertNotEquals(0, out.exitCodes()[0], all);
         assertNotEquals(0, out.exitCodes()[2], all);
         assertNotEquals(0, out3.exitCodes()[0], all);
-    }
-
-    /** Finds the child JVM whose environment says NCCL4J_RANK=rank (we are root: /proc/pid/environ is readable). */
-    private static long waitForRank(int rank, Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        String needle = "\0NCCL4J_RANK=" + rank + "\0";
-        while (System.nanoTime() < end) {
-            for (ProcessHandle h : ProcessHandle.current().descendants().toList()) {
-                try {
-                    String env = "\0" + Files.readString(Path.of("/proc/" + h.pid() + "/environ"),
-                            java.nio.charset.StandardCharsets.ISO_8859_1);
-                    if (env.contains(needle)) {
-                        return h.pid();
-                    }
-                } catch (IOException ignored) {
-                    // The process ended or is not ours to read.
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("rank " + rank + " JVM not found");
     }
 }

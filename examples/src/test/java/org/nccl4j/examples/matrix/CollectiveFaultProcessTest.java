@@ -170,7 +170,7 @@ class CollectiveFaultProcessTest {
             }
             if (err != null) {
                 p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                assumeTrue(false, "cannot make a private 1 MiB /dev/shm (unshare --mount; mount -t tmpfs): " + err.strip());
+                org.junit.jupiter.api.Assumptions.abort("cannot make a private 1 MiB /dev/shm (unshare --mount; mount -t tmpfs): " + err.strip());
             }
             return new TinyDevShm(p);
         }

@@ -13,7 +13,7 @@ import org.nccl4j.core.launch.LocalLauncher;
 import org.nccl4j.core.matrix.MatrixCases;
 
 /** Starts {@link MatrixRankMain} rank JVMs for the tests of this package, watches and explains them. */
-final class RankJvms {
+public final class RankJvms {
     private RankJvms() {
     }
 
@@ -111,7 +111,7 @@ final class RankJvms {
      * /proc/pid/environ). Only {@code java} processes count: a rank's own short-lived children
      * (tools it runs) inherit its environment.
      */
-    static long findRank(int rank, Duration timeout) throws InterruptedException {
+    public static long findRank(int rank, Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         String needle = "\0NCCL4J_RANK=" + rank + "\0";
         while (System.nanoTime() < end) {
