@@ -90,6 +90,64 @@ public final class Params {
     public static final Param SHM_DISABLE = integer("NCCL_SHM_DISABLE", "0",
             "1 = never connect processes of one host through /dev/shm (the network carries it instead)");
 
+    // Topology, search and tuning (graph/, NCCL v2.10.3).
+    /** Topology file. */
+    public static final Param TOPO_FILE = str("NCCL_TOPO_FILE", null,
+            "topology XML loaded instead of (and completed by) detection");
+    /** Topology dump. */
+    public static final Param TOPO_DUMP_FILE = str("NCCL_TOPO_DUMP_FILE", null, "write the detected topology XML here");
+    /** Rank that dumps the topology. */
+    public static final Param TOPO_DUMP_FILE_RANK = integer("NCCL_TOPO_DUMP_FILE_RANK", "0",
+            "rank that writes NCCL_TOPO_DUMP_FILE");
+    /** Graph file. */
+    public static final Param GRAPH_FILE = str("NCCL_GRAPH_FILE", null, "graph XML loaded instead of searching");
+    /** Graph dump. */
+    public static final Param GRAPH_DUMP_FILE = str("NCCL_GRAPH_DUMP_FILE", null, "write the ring/tree/collnet graphs here");
+    /** Rank that dumps the graphs. */
+    public static final Param GRAPH_DUMP_FILE_RANK = integer("NCCL_GRAPH_DUMP_FILE_RANK", "0",
+            "rank that writes NCCL_GRAPH_DUMP_FILE");
+    /** Cross-NIC rings. */
+    public static final Param CROSS_NIC = integer("NCCL_CROSS_NIC", "2",
+            "rings may use different NICs on different nodes: 0 never, 1 always, 2 if needed");
+    /** No NVLink bounce paths. */
+    public static final Param NVB_DISABLE = integer("NCCL_NVB_DISABLE", "0", "1 = no paths through an intermediate GPU");
+    /** P2P off. */
+    public static final Param P2P_DISABLE = integer("NCCL_P2P_DISABLE", "0", "1 = no peer-to-peer between devices");
+    /** P2P distance. */
+    public static final Param P2P_LEVEL = str("NCCL_P2P_LEVEL", null,
+            "farthest path for peer-to-peer: LOC, NVL, NVB, PIX, PXB, PHB, SYS (or 0-5)");
+    /** GDR distance. */
+    public static final Param NET_GDR_LEVEL = str("NCCL_NET_GDR_LEVEL", null,
+            "farthest device-NIC path for GPU Direct RDMA: LOC, NVL, NVB, PIX, PXB, PHB, SYS (default PXB)");
+    /** GDR for sends. */
+    public static final Param NET_GDR_READ = integer("NCCL_NET_GDR_READ", "-2",
+            "GPU Direct RDMA for sends: 0 off, 1 on, <0 only with NVLink");
+    /** CPU affinity. */
+    public static final Param IGNORE_CPU_AFFINITY = integer("NCCL_IGNORE_CPU_AFFINITY", "0",
+            "1 = bind to the device's CPUs without intersecting the process affinity");
+    /** P2P channel bounds. */
+    public static final Param MIN_P2P_NCHANNELS = integer("NCCL_MIN_P2P_NCHANNELS", "1", "fewest send/recv channels");
+    /** P2P channel bounds. */
+    public static final Param MAX_P2P_NCHANNELS = integer("NCCL_MAX_P2P_NCHANNELS", "32", "most send/recv channels");
+    /** CollNet. */
+    public static final Param COLLNET_ENABLE = integer("NCCL_COLLNET_ENABLE", "0", "1 = allow the CollNet algorithm");
+    /** Algorithms. */
+    public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet list; ^ excludes");
+    /** Protocols. */
+    public static final Param PROTO = str("NCCL_PROTO", null, "protocols allowed: LL, LL128, Simple list; ^ excludes");
+    /** Threads per block. */
+    public static final Param NTHREADS = integer("NCCL_NTHREADS", "-2", "threads per channel for Simple and LL (-2 = auto)");
+    /** LL128 threads. */
+    public static final Param LL128_NTHREADS = integer("NCCL_LL128_NTHREADS", "-2", "threads per channel for LL128 (-2 = auto)");
+    /** Thread thresholds. */
+    public static final Param THREAD_THRESHOLDS = str("NCCL_THREAD_THRESHOLDS", null,
+            "bytes per thread below which fewer threads run: Tree LL LL128 Simple Ring LL LL128 Simple");
+    /** LL buffer. */
+    public static final Param LL_BUFFSIZE = integer("NCCL_LL_BUFFSIZE", "-2", "LL protocol buffer bytes per connection (-2 = 524288)");
+    /** LL128 buffer. */
+    public static final Param LL128_BUFFSIZE = integer("NCCL_LL128_BUFFSIZE", "-2",
+            "LL128 protocol buffer bytes per connection (-2 = 4915200)");
+
     private Params() {
     }
 
