@@ -24,6 +24,14 @@ module org.nccl4j.core {
     exports org.nccl4j.core.proxy;
     exports org.nccl4j.core.reduce;
     exports org.nccl4j.core.stream;
+    exports org.nccl4j.core.topo.detection;
+    exports org.nccl4j.core.topo.xml;
+    exports org.nccl4j.core.topo.system;
+    exports org.nccl4j.core.topo.paths;
+    exports org.nccl4j.core.topo.search;
+    exports org.nccl4j.core.topo.sim;
+    exports org.nccl4j.core.topo.connect;
+    exports org.nccl4j.core.topo.tuning;
     exports org.nccl4j.core.transport;
     exports org.nccl4j.core.wait;
 

@@ -17,8 +17,9 @@ import org.nccl4j.core.matrix.MatrixCases;
  * so {@link Nccl#commInitFromEnv()} finds its rank, size and root in the environment).
  *
  * <ul>
- *   <li>{@code matrix <budget> [full] [verbose]}: runs {@link MatrixCases#cases(int, int)} (the CI
- *       sample of at most {@code budget} cases, or with {@code full} the whole product), one case at a
+ *   <li>{@code matrix <budget> [full] [verbose] [only=<coll>]}: runs {@link MatrixCases#cases(int, int)} (the CI
+ *       sample of at most {@code budget} cases, or with {@code full} the whole product; with
+ *       {@code only=allreduce} the sample of that collective alone), one case at a
  *       time on the default stream, and counts wrong output elements. Prints
  *       {@code case <i> <case> wrong <n>} for each failing case and finally
  *       {@code MATRIX rank <r> cases <k> wrong <total> in <ms> ms}. Exit 0 only if nothing was wrong.</li>
@@ -61,7 +62,8 @@ public final class MatrixRankMain {
         try {
             code = switch (args[0]) {
                 case "matrix" -> matrix(comm, Integer.parseInt(args[1]), List.of(args).contains("full"),
-                        List.of(args).contains("verbose"));
+                        List.of(args).contains("verbose"), List.of(args).stream().filter(a -> a.startsWith("only="))
+                                .map(a -> a.substring(5)).findFirst().orElse(null));
                 case "loop" -> loop(comm, Long.parseLong(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]));
                 default -> {
                     System.err.println("unknown mode " + args[0]);
@@ -87,13 +89,13 @@ public final class MatrixRankMain {
         System.exit(code);
     }
 
-    private static int matrix(Communicator comm, int budget, boolean full, boolean verbose) {
+    private static int matrix(Communicator comm, int budget, boolean full, boolean verbose, String only) {
         if (full) {
             System.setProperty("nccl4j.matrix", "full");
         }
         int rank = comm.userRank();
         int nranks = comm.count();
-        List<CollectiveCase> cases = MatrixCases.cases(nranks, budget);
+        List<CollectiveCase> cases = only == null ? MatrixCases.cases(nranks, budget) : MatrixCases.cases(nranks, budget, only);
         long total = 0;
         long t0 = System.nanoTime();
         for (int i = 0; i < cases.size(); i++) {

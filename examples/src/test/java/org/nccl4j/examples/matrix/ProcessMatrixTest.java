@@ -7,9 +7,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
@@ -42,6 +46,39 @@ class ProcessMatrixTest {
         LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, Nccl.getUniqueId().toString(), TIMEOUT);
         assertMatrixPassed(out, 2);
         assertVia(out, "via NET/Socket");
+    }
+
+    /** Every algorithm and protocol forced ({@code NCCL_ALGO}, {@code NCCL_PROTO}) over SHM and over NET. */
+    static Stream<Arguments> protocols() {
+        List<Arguments> a = new ArrayList<>();
+        for (String transport : List.of("SHM", "NET")) {
+            for (String algo : List.of("Ring", "Tree")) {
+                for (String proto : List.of("LL", "LL128", "Simple")) {
+                    a.add(Arguments.of(transport, algo, proto));
+                }
+            }
+        }
+        return a.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("protocols")
+    void algorithmAndProtocol(String transport, String algo, String proto) {
+        boolean shm = transport.equals("SHM");
+        int nranks = shm ? 3 : 2;
+        // Tree runs AllReduce only: its sample is AllReduce cases.
+        String[] args = RankJvms.matrixArgs(algo.equals("Tree") ? 4 : 6);
+        if (algo.equals("Tree")) {
+            args = Stream.concat(Stream.of(args), Stream.of("only=allreduce")).toArray(String[]::new);
+        }
+        LocalLauncher l = RankJvms.launcher(args).env("NCCL_ALGO", algo).env("NCCL_PROTO", proto)
+                .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT");
+        if (!shm) {
+            l = l.env("NCCL_SHM_DISABLE", "1");
+        }
+        LocalLauncher.Outcome out = RankJvms.run(l, nranks, nranks, Nccl.getUniqueId().toString(), TIMEOUT);
+        assertMatrixPassed(out, nranks);
+        assertVia(out, shm ? "direct shared memory" : "via NET/Socket");
     }
 
     @Test

@@ -3,19 +3,49 @@ package org.nccl4j.core.enqueue;
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
+import org.nccl4j.core.kernel.Algorithm;
+import org.nccl4j.core.transport.Protocol;
 
 /**
- * One collective after its arguments were checked ({@code ncclInfo}).
+ * One collective after its arguments were checked ({@code ncclInfo}), with the algorithm and
+ * protocol chosen for it ({@code info->algorithm}, {@code info->protocol}).
  *
- * @param func  which collective
- * @param in    send buffer
- * @param out   receive buffer
- * @param count elements (per rank for AllGather and ReduceScatter)
- * @param type  element type
- * @param op    reduction, or {@code null}
- * @param root  root rank, or -1
+ * @param func      which collective
+ * @param in        send buffer
+ * @param out       receive buffer
+ * @param count     elements (per rank for AllGather and ReduceScatter)
+ * @param type      element type
+ * @param op        reduction, or {@code null}
+ * @param root      root rank, or -1
+ * @param algorithm how it runs, or {@code null} until chosen
+ * @param protocol  with which protocol, or {@code null} until chosen
  */
-public record CollOp(Func func, MemorySegment in, MemorySegment out, long count, DataType type, RedOp op, int root) {
+public record CollOp(Func func, MemorySegment in, MemorySegment out, long count, DataType type, RedOp op, int root,
+                     Algorithm algorithm, Protocol protocol) {
+    /**
+     * A collective whose algorithm and protocol are not chosen yet.
+     *
+     * @param func  which collective
+     * @param in    send buffer
+     * @param out   receive buffer
+     * @param count elements
+     * @param type  element type
+     * @param op    reduction, or {@code null}
+     * @param root  root rank, or -1
+     */
+    public CollOp(Func func, MemorySegment in, MemorySegment out, long count, DataType type, RedOp op, int root) {
+        this(func, in, out, count, type, op, root, null, null);
+    }
+
+    /**
+     * @param a the algorithm
+     * @param p the protocol
+     * @return this collective, to run with them
+     */
+    public CollOp with(Algorithm a, Protocol p) {
+        return new CollOp(func, in, out, count, type, op, root, a, p);
+    }
+
     /** NCCL's function ids. */
     public enum Func {
         /** Broadcast. */

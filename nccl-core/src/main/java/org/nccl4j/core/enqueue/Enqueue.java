@@ -217,11 +217,13 @@ public final class Enqueue {
             }
         }
         comm.checkUsable();
+        CollOp chosen = comm.engine().choose(op);
         if (Log.get().enabled(org.nccl4j.core.debug.Level.INFO, Subsys.COLL)) {
-            Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s",
-                    op.func(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, s);
+            Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s algo %s proto %s",
+                    op.func(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, s,
+                    chosen.algorithm().ncclName(), chosen.protocol().ncclName());
         }
-        return enqueue(new Pending(comm, s, op, null, new HostCompletion()));
+        return enqueue(new Pending(comm, s, chosen, null, new HostCompletion()));
     }
 
     /**

@@ -79,4 +79,30 @@ public final class HostIdentity {
             return "";
         }
     }
+
+    /**
+     * The NUMA node of the first CPU this process may run on ({@code Cpus_allowed_list} in
+     * {@code /proc/self/status}, then {@code /sys/devices/system/cpu/cpuN/nodeM}).
+     *
+     * @return the node, or 0 when the host shows no NUMA information
+     */
+    public static int numaNode() {
+        try {
+            int cpu = 0;
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) {
+                    String list = line.substring(line.indexOf(':') + 1).trim();
+                    cpu = Integer.parseInt(list.split("[-,]")[0]);
+                }
+            }
+            try (var entries = java.nio.file.Files.list(java.nio.file.Path.of("/sys/devices/system/cpu/cpu" + cpu))) {
+                return entries.map(p -> p.getFileName().toString())
+                        .filter(n -> n.matches("node[0-9]+"))
+                        .mapToInt(n -> Integer.parseInt(n.substring(4)))
+                        .findFirst().orElse(0);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
+    }
 }

@@ -16,9 +16,12 @@ import org.nccl4j.core.Nccl4jVersion;
 import java.lang.foreign.Arena;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.kernel.ChannelPlan;
 import org.nccl4j.core.kernel.Engine;
+import org.nccl4j.core.kernel.ParamAlgoChooser;
 import org.nccl4j.core.kernel.Waiter;
 import org.nccl4j.core.proxy.Proxy;
+import org.nccl4j.core.transport.BuffSizes;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
 import org.nccl4j.core.transport.Transports;
@@ -107,7 +110,8 @@ public final class CommInit {
             long hostHash = HostIdentity.hash(bytes(HostIdentity.hostString(config.string(Params.HOSTID)))) + commHash;
             long pidHash = HostIdentity.hash(bytes(HostIdentity.processString())) + commHash;
             PeerInfo mine = new PeerInfo(rank, dev.index(), false, hostHash, pidHash, HostIdentity.shmDevice(),
-                    dev.busId(), ProcessHandle.current().pid(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname());
+                    dev.busId(), ProcessHandle.current().pid(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname(),
+                    HostIdentity.numaNode());
             byte[] all = bootstrap.allGather(mine.encode(), deadline);
             List<PeerInfo> peers = new ArrayList<>(nranks);
             for (int r = 0; r < nranks; r++) {
@@ -215,17 +219,22 @@ public final class CommInit {
         int[] nodeOf = layout.nodeOfRank();
         java.util.Arrays.sort(order, (a, b) -> nodeOf[a] != nodeOf[b] ? Integer.compare(nodeOf[a], nodeOf[b])
                 : Integer.compare(a, b));
-        int[] ring = new int[n];
-        for (int i = 0; i < n; i++) {
-            ring[i] = order[i];
-        }
-        long buff = config.integer(Params.BUFFSIZE);
-        if (buff < 8 * 64 || buff > (1L << 30) || buff % 8 != 0) {
-            throw NcclException.of(Result.INVALID_ARGUMENT, "NCCL_BUFFSIZE=" + buff + " is out of range",
-                    "use a multiple of 8 between 512 and 1 GiB (default 4194304)");
-        }
+        BuffSizes buffs = BuffSizes.of(config);
         int channels = (int) Math.max(1, Math.max(config.integer(Params.MIN_NCHANNELS),
                 Math.min(config.integer(Params.MAX_NCHANNELS), 32)));
+        // Until the topology's rings and trees are wired in: the ring in rank order per node, nodes
+        // chained; the tree a chain in ring order from the ring's first rank.
+        int pos = java.util.Arrays.asList(order).indexOf(rank);
+        int[] ring = new int[n];
+        for (int k = 0; k < n; k++) {
+            ring[k] = order[(pos + k) % n];
+        }
+        int up = pos > 0 ? order[pos - 1] : -1;
+        int[] down = pos < n - 1 ? new int[] {order[pos + 1]} : new int[0];
+        List<ChannelPlan> plans = new ArrayList<>();
+        for (int c = 0; c < channels; c++) {
+            plans.add(new ChannelPlan(c, ring, up, down, n - 1));
+        }
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
                 if (proxy.get() == null) {
@@ -234,13 +243,14 @@ public final class CommInit {
                 return proxy.get();
             }
         };
-        TransportContext ctx = new TransportContext(rank, peers, commId, config, (int) buff, arena, net, proxies, abort);
+        TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, net, proxies, abort);
         boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
         Waiter waiter = new Waiter(abort, asyncError::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
                 oversubscribed);
-        Engine e = Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, ring, channels, waiter,
-                deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
-        Log.info(Subsys.INIT, "%d coll channels, ring %s", channels, java.util.Arrays.toString(ring));
+        Engine e = Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
+                new ParamAlgoChooser(config), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
+        Log.info(Subsys.INIT, "%d coll channels, ring %s, tree up %d down %s", channels, java.util.Arrays.toString(ring),
+                up, java.util.Arrays.toString(down));
         return e;
     }
 }

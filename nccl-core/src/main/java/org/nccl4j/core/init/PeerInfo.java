@@ -19,11 +19,18 @@ import java.util.Arrays;
  * @param backend     its device backend's name
  * @param version     its nccl4j version
  * @param hostname    its host name, for messages
+ * @param numaNode    the NUMA node its process runs on (-1 unknown), where topology detection places a host rank
  */
 public record PeerInfo(int rank, int device, boolean gdrSupport, long hostHash, long pidHash, long shmDev,
-                       long busId, long pid, String backend, String version, String hostname) {
+                       long busId, long pid, String backend, String version, String hostname, int numaNode) {
     /** Encoded size: fixed so AllGather1 slices line up. */
-    public static final int BYTES = 4 + 4 + 4 + 8 * 5 + 16 + 32 + 64;
+    public static final int BYTES = 4 + 4 + 4 + 8 * 5 + 16 + 32 + 64 + 4;
+
+    /** A peer whose NUMA node is unknown. */
+    public PeerInfo(int rank, int device, boolean gdrSupport, long hostHash, long pidHash, long shmDev,
+                    long busId, long pid, String backend, String version, String hostname) {
+        this(rank, device, gdrSupport, hostHash, pidHash, shmDev, busId, pid, backend, version, hostname, -1);
+    }
 
     /** @return the fixed-size encoding */
     public byte[] encode() {
@@ -33,6 +40,7 @@ public record PeerInfo(int rank, int device, boolean gdrSupport, long hostHash, 
         putText(b, backend, 16);
         putText(b, version, 32);
         putText(b, hostname, 64);
+        b.putInt(numaNode);
         return b.array();
     }
 
@@ -51,8 +59,11 @@ public record PeerInfo(int rank, int device, boolean gdrSupport, long hostHash, 
         long shmDev = b.getLong();
         long busId = b.getLong();
         long pid = b.getLong();
-        return new PeerInfo(rank, device, gdr, hostHash, pidHash, shmDev, busId, pid,
-                getText(b, 16), getText(b, 32), getText(b, 64));
+        String backend = getText(b, 16);
+        String version = getText(b, 32);
+        String hostname = getText(b, 64);
+        return new PeerInfo(rank, device, gdr, hostHash, pidHash, shmDev, busId, pid, backend, version, hostname,
+                b.getInt());
     }
 
     private static void putText(ByteBuffer b, String s, int len) {

@@ -3,10 +3,17 @@ package org.nccl4j.core.kernel;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -19,15 +26,17 @@ import org.nccl4j.core.enqueue.CollOp;
 import org.nccl4j.core.enqueue.P2pOp;
 import org.nccl4j.core.reduce.Reducer;
 import org.nccl4j.core.transport.Conn;
+import org.nccl4j.core.transport.Protocol;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
 import org.nccl4j.core.transport.TransportSetup.Link;
 import org.nccl4j.core.wait.Deadline;
 
 /**
- * A communicator's execution state on the host backend: its channels (rings), point-to-point
- * connections, proxy, and the "kernel launch" that runs a batch of operations. Channel 0 runs on
- * the launching (stream) thread; other channels on one worker thread each.
+ * A communicator's execution state on the host backend: its channels (rings and trees),
+ * point-to-point connections, proxy, and the "kernel launch" that runs a batch of operations.
+ * Each collective runs with the algorithm and protocol its {@link AlgoChooser} picked. Channel
+ * 0 runs on the launching (stream) thread; other channels on one worker thread each.
  */
 public final class Engine implements AutoCloseable {
     /** Channel id of point-to-point connections (apart from the rings' so step counters stay separate). */
@@ -39,6 +48,8 @@ public final class Engine implements AutoCloseable {
     private final TransportSetup setup;
     private final Bootstrap bootstrap;
     private final List<Channel> channels;
+    private final Set<Conn> channelConns;
+    private final AlgoChooser chooser;
     private final Map<Integer, Conn> p2pSend = new HashMap<>();
     private final Map<Integer, Conn> p2pRecv = new HashMap<>();
     private final Waiter waiter;
@@ -47,11 +58,13 @@ public final class Engine implements AutoCloseable {
     private final long connectTimeoutMs;
 
     private Engine(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, List<Channel> channels,
-                   Waiter waiter, long connectTimeoutMs) {
+                   Set<Conn> channelConns, AlgoChooser chooser, Waiter waiter, long connectTimeoutMs) {
         this.ctx = ctx;
         this.setup = setup;
         this.bootstrap = bootstrap;
         this.channels = channels;
+        this.channelConns = channelConns;
+        this.chooser = chooser;
         this.waiter = waiter;
         this.connectTimeoutMs = connectTimeoutMs;
         this.workers = channels.size() > 1
@@ -61,50 +74,129 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Connects the rings (init's {@code P2pSetup} with the ring graph).
+     * Connects every channel's ring and tree (init's {@code P2pSetup} with the ring and tree
+     * graphs). A peer that is both a ring and a tree neighbour in a channel gets one connection
+     * per direction, shared by both, as in NCCL.
      *
      * @param ctx       transport context
      * @param setup     transport selection and exchange
      * @param bootstrap for the exchange
-     * @param ringOrder the ranks in ring order
-     * @param nChannels channels to build
+     * @param plans     the channels, ids distinct and below 32
+     * @param chooser   picks each collective's algorithm and protocol
      * @param waiter    how kernels wait
      * @param deadline  for the exchange
      * @param connectTimeoutMs deadline of later lazy point-to-point connects
      * @return the engine
+     * @throws NcclException with {@link Result#INVALID_ARGUMENT} for a malformed plan
      */
-    public static Engine connect(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, int[] ringOrder,
-                                 int nChannels, Waiter waiter, Deadline deadline,
-                                 long connectTimeoutMs) {
-        int n = ringOrder.length;
-        int pos = 0;
-        while (ringOrder[pos] != ctx.rank()) {
-            pos++;
+    public static Engine connect(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, List<ChannelPlan> plans,
+                                 AlgoChooser chooser, Waiter waiter, Deadline deadline, long connectTimeoutMs) {
+        if (plans.isEmpty()) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "no channels to connect", "pass at least one ChannelPlan");
         }
-        int[] ring = new int[n];
-        for (int k = 0; k < n; k++) {
-            ring[k] = ringOrder[(pos + k) % n];
-        }
-        List<Link> recvs = new ArrayList<>();
-        List<Link> sends = new ArrayList<>();
-        if (n > 1) {
-            for (int c = 0; c < nChannels; c++) {
-                recvs.add(new Link(c, ring[n - 1]));
-                sends.add(new Link(c, ring[1]));
+        Set<Integer> ids = new HashSet<>();
+        for (ChannelPlan p : plans) {
+            check(ctx, p);
+            if (!ids.add(p.id())) {
+                throw NcclException.of(Result.INVALID_ARGUMENT, "channel " + p.id() + " planned twice", null);
             }
         }
-        TransportSetup.Connected conns = setup.connect(bootstrap, recvs, sends, RING_TAG, deadline);
-        List<Channel> channels = new ArrayList<>();
-        for (int c = 0; c < nChannels; c++) {
-            channels.add(new Channel(c, ring, conns.sends().get(new Link(c, ring[Math.min(1, n - 1)])),
-                    conns.recvs().get(new Link(c, ring[n - 1]))));
+        // Sorted by channel, then peer: both ends then list a pair's connections in the same order.
+        TreeSet<Link> sends = new TreeSet<>(LINK_ORDER);
+        TreeSet<Link> recvs = new TreeSet<>(LINK_ORDER);
+        for (ChannelPlan p : plans) {
+            int[] ring = p.ringUserRanks();
+            if (ring.length > 1) {
+                sends.add(new Link(p.id(), ring[1]));
+                recvs.add(new Link(p.id(), ring[ring.length - 1]));
+            }
+            List<Integer> treePeers = new ArrayList<>();
+            if (p.treeUp() >= 0) {
+                treePeers.add(p.treeUp());
+            }
+            for (int d : p.treeDown()) {
+                treePeers.add(d);
+            }
+            for (int peer : treePeers) {
+                sends.add(new Link(p.id(), peer));
+                recvs.add(new Link(p.id(), peer));
+            }
         }
-        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), waiter, connectTimeoutMs);
+        TransportSetup.Connected conns = setup.connect(bootstrap, new ArrayList<>(recvs), new ArrayList<>(sends),
+                RING_TAG, deadline);
+        Channel.Conns lookup = new Channel.Conns() {
+            @Override
+            public Conn send(int channel, int peer) {
+                return conns.sends().get(new Link(channel, peer));
+            }
+
+            @Override
+            public Conn recv(int channel, int peer) {
+                return conns.recvs().get(new Link(channel, peer));
+            }
+        };
+        List<Channel> channels = new ArrayList<>();
+        for (ChannelPlan p : plans) {
+            channels.add(new Channel(p, lookup, ctx.arena()));
+        }
+        Set<Conn> all = Collections.newSetFromMap(new IdentityHashMap<>());
+        all.addAll(conns.sends().values());
+        all.addAll(conns.recvs().values());
+        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), all, chooser, waiter, connectTimeoutMs);
     }
 
-    /** @return the channels */
-    public List<Channel> channels() {
-        return channels;
+    private static final Comparator<Link> LINK_ORDER = Comparator.comparingInt(Link::channel).thenComparingInt(Link::peer);
+
+    private static void check(TransportContext ctx, ChannelPlan p) {
+        int n = ctx.nranks();
+        int[] ring = p.ringUserRanks();
+        String bad = null;
+        boolean[] seen = new boolean[n];
+        if (p.id() < 0 || p.id() >= 32) {
+            bad = "channel id " + p.id() + " is not in 0..31";
+        } else if (ring.length != n || ring[0] != ctx.rank()) {
+            bad = "ring " + Arrays.toString(ring) + " must list all " + n + " ranks starting with rank " + ctx.rank();
+        } else if (p.treeDown().length > ChannelPlan.MAX_TREE_ARITY) {
+            bad = "tree has " + p.treeDown().length + " children, at most " + ChannelPlan.MAX_TREE_ARITY;
+        }
+        for (int k = 0; bad == null && k < n; k++) {
+            if (ring[k] < 0 || ring[k] >= n || seen[ring[k]]) {
+                bad = "ring " + Arrays.toString(ring) + " is not a permutation of the ranks";
+            } else {
+                seen[ring[k]] = true;
+            }
+        }
+        List<Integer> treePeers = new ArrayList<>();
+        if (p.treeUp() != -1) {
+            treePeers.add(p.treeUp());
+        }
+        for (int d : p.treeDown()) {
+            treePeers.add(d);
+        }
+        for (int k = 0; bad == null && k < treePeers.size(); k++) {
+            int peer = treePeers.get(k);
+            if (peer < 0 || peer >= n || peer == ctx.rank() || treePeers.indexOf(peer) != k) {
+                bad = "tree peer " + peer + " is invalid (out of range, this rank, or listed twice)";
+            }
+        }
+        if (bad != null) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "rank " + ctx.rank() + " " + p + ": " + bad,
+                    "build channel plans from the topology's rings and trees");
+        }
+    }
+
+    /**
+     * Sets a collective's algorithm and protocol, unless it has them.
+     *
+     * @param op the collective
+     * @return it, with the choice made
+     */
+    public CollOp choose(CollOp op) {
+        if (op.algorithm() != null && op.protocol() != null) {
+            return op;
+        }
+        AlgoChooser.Choice c = chooser.choose(op, ctx.nranks());
+        return op.with(c.algorithm(), c.protocol());
     }
 
     /**
@@ -118,7 +210,7 @@ public final class Engine implements AutoCloseable {
         lock.lock();
         try {
             for (CollOp op : colls) {
-                runCollective(op);
+                runCollective(choose(op));
             }
             if (!p2ps.isEmpty()) {
                 runP2p(p2ps);
@@ -129,6 +221,10 @@ public final class Engine implements AutoCloseable {
     }
 
     private void runCollective(CollOp op) {
+        if (op.algorithm() == Algorithm.TREE && op.func() != CollOp.Func.ALL_REDUCE) {
+            throw NcclException.of(Result.INVALID_USAGE, op.func() + " cannot run with the Tree algorithm",
+                    "Tree runs AllReduce only; choose Ring for other collectives");
+        }
         int n = ctx.nranks();
         if (n == 1) {
             copyLocal(op);
@@ -166,35 +262,38 @@ public final class Engine implements AutoCloseable {
 
     private void runChannel(CollOp op, int bid) {
         Channel ch = channels.get(bid);
+        Protocol proto = op.protocol();
         int ts = op.type().size();
         boolean bytes = op.func() == CollOp.Func.BROADCAST || op.func() == CollOp.Func.ALL_GATHER;
         Reducer reducer = bytes ? null : Reducer.of(op.type(), op.op(), ctx.nranks());
         int unit = bytes ? 1 : ts;
-        Prims p = new Prims(ch.send(), ch.recv(), reducer, unit, waiter);
         int nc = channels.size();
-        long stepElems = ctx.stepSize() / unit;
+        int stepBytes = ctx.buffs().stepSize(proto);
+        if (op.algorithm() == Algorithm.TREE) {
+            Prims up = new Prims(ch.downRecv, ch.upSend == null ? new Conn[0] : new Conn[] {ch.upSend}, reducer, ts,
+                    waiter, proto, ch.staging);
+            Prims down = new Prims(ch.upRecv == null ? new Conn[0] : new Conn[] {ch.upRecv}, ch.downSend, reducer, ts,
+                    waiter, proto, ch.staging);
+            long chunk = Chunks.tree(proto, ts, op.count(), stepBytes, ch.treeDepth, nc);
+            TreeKernels.allReduce(up, down, ch.upRecv == null, ch.downSend.length == 0, op.in(), op.out(), op.count(),
+                    ts, chunk, nc, bid);
+            return;
+        }
+        Prims p = new Prims(new Conn[] {ch.ringRecv}, new Conn[] {ch.ringSend}, reducer, unit, waiter, proto,
+                ch.staging);
+        RingKernels.Split split = Chunks.ring(op.func(), proto, unit, proto.dataBytesPerStep(stepBytes), nc, bid);
         switch (op.func()) {
-            case ALL_REDUCE -> RingKernels.allReduce(p, ch.ring(), op.in(), op.out(), op.count(), ts,
-                    new RingKernels.Split(nc, bid, 4 * stepElems, align(ts)));
-            case REDUCE_SCATTER -> RingKernels.reduceScatter(p, ch.ring(), op.in(), op.out(), op.count(), ts,
-                    new RingKernels.Split(nc, bid, 4 * stepElems, align(ts)));
+            case ALL_REDUCE -> RingKernels.allReduce(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
+            case REDUCE_SCATTER -> RingKernels.reduceScatter(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
             case ALL_GATHER -> {
                 long bytesPerRank = op.count() * ts;
                 MemorySegment mine = op.out().asSlice(ctx.rank() * bytesPerRank, bytesPerRank);
                 boolean inPlace = Prims.same(op.in().asSlice(0, bytesPerRank), mine);
-                RingKernels.allGather(p, ch.ring(), op.in(), op.out(), bytesPerRank, inPlace,
-                        new RingKernels.Split(nc, bid, 4 * stepElems, 64));
+                RingKernels.allGather(p, ch.ring, op.in(), op.out(), bytesPerRank, inPlace, split);
             }
-            case BROADCAST -> RingKernels.broadcast(p, ch.ring(), op.root(), op.in(), op.out(), op.count() * ts,
-                    new RingKernels.Split(nc, bid, stepElems, 64));
-            case REDUCE -> RingKernels.reduce(p, ch.ring(), op.root(), op.in(), op.out(), op.count(), ts,
-                    new RingKernels.Split(nc, bid, stepElems, align(ts)));
+            case BROADCAST -> RingKernels.broadcast(p, ch.ring, op.root(), op.in(), op.out(), op.count() * ts, split);
+            case REDUCE -> RingKernels.reduce(p, ch.ring, op.root(), op.in(), op.out(), op.count(), ts, split);
         }
-    }
-
-    /** Chunks are multiples of 64 bytes, so vector reductions see whole lanes. */
-    private static long align(int ts) {
-        return Math.max(1, 64 / ts);
     }
 
     /** One rank: the collective is a copy (with the reduction's pre/post ops, e.g. AVG). */
@@ -274,7 +373,7 @@ public final class Engine implements AutoCloseable {
     public String describe() {
         StringBuilder sb = new StringBuilder();
         for (Channel ch : channels) {
-            sb.append(ch.send() == null ? "channel " + ch.id() + " local" : ch.send().description()).append("; ");
+            sb.append(ch.ringSend == null ? "channel " + ch.id + " local" : ch.ringSend.description()).append("; ");
         }
         return sb.toString();
     }
@@ -284,14 +383,7 @@ public final class Engine implements AutoCloseable {
         if (workers != null) {
             workers.shutdownNow();
         }
-        for (Channel ch : channels) {
-            if (ch.send() != null) {
-                ch.send().close();
-            }
-            if (ch.recv() != null) {
-                ch.recv().close();
-            }
-        }
+        channelConns.forEach(Conn::close);
         p2pSend.values().forEach(Conn::close);
         p2pRecv.values().forEach(Conn::close);
     }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.nccl4j.core.transport.Conn;
 import org.nccl4j.core.transport.ConnMem;
+import org.nccl4j.core.transport.Protocol;
 
 /**
  * Runs a group's sends and receives together: every transfer advances whenever its connection
@@ -31,11 +32,14 @@ public final class P2pKernel {
 
     private static final class Active {
         final Transfer t;
+        /** The connection's step when the transfer began. */
+        final long base;
         long done;
         boolean started;
 
         Active(Transfer t) {
             this.t = t;
+            this.base = t.conn().step();
         }
 
         boolean finished() {
@@ -109,6 +113,8 @@ public final class P2pKernel {
             MemorySegment.copy(a.t.buf(), a.done, slot, 0, n);
             ConnMem.setSize(c.publishHeader(), (int) (s % ConnMem.STEPS), (int) n);
         } else {
+            long steps = Math.max(1, (a.t.bytes() + c.stepSize() - 1) / c.stepSize());
+            c.announce(Math.min(s + ConnMem.STEPS, a.base + steps), Protocol.SIMPLE);
             if (counter < s + 1) {
                 return false;
             }

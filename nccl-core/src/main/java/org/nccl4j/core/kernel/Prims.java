@@ -1,18 +1,28 @@
 package org.nccl4j.core.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import org.nccl4j.core.reduce.Reducer;
 import org.nccl4j.core.transport.Conn;
 import org.nccl4j.core.transport.ConnMem;
+import org.nccl4j.core.transport.Ll128Line;
+import org.nccl4j.core.transport.LlLine;
+import org.nccl4j.core.transport.Protocol;
 
 /**
- * NCCL's Simple-protocol primitives for one channel of one ring: {@code send}, {@code recv},
- * {@code recvReduceSend}, {@code recvReduceCopy}, {@code recvReduceCopySend},
+ * NCCL's primitives for one channel, for any of the three protocols: {@code send},
+ * {@code recv}, {@code recvReduceSend}, {@code recvReduceCopy}, {@code recvReduceCopySend},
  * {@code recvCopySend}, {@code copySend}. Each call moves one chunk in slices of one step: wait
- * for data (recv) and credit (send), move or reduce the bytes, publish the counters.
+ * for data (recv) and credit (send), move or reduce the bytes, publish. Like NCCL's
+ * {@code Primitives<..., FanAsymmetric<MaxRecv, MaxSend>>} it receives from several peers
+ * (reduced together: a tree's children) and sends to several (the same bytes to each).
  *
- * <p>Reductions read straight out of the peer's slot (no staging copy). Data leaving a rank's
- * own input goes through the reducer's pre-op; a fully reduced value goes through its post-op.
+ * <p>Simple reads and writes the peers' step slots directly and publishes a tail. LL and
+ * LL128 decode each received step's lines into the channel's {@link Staging} as they arrive
+ * (polling the step's flag: no tail), reduce or copy there with the same code, and encode the
+ * outgoing data into lines carrying the step's flag. Data leaving a rank's own input goes
+ * through the reducer's pre-op; a fully reduced value goes through its post-op.
  */
 public final class Prims {
     private static final int RECV = 1;
@@ -20,29 +30,45 @@ public final class Prims {
     private static final int REDUCE = 4;
     private static final int SRC = 8;
     private static final int DST = 16;
+    /** Data of LL lines is read and written little-endian: {@code data1} holds the first 4 bytes. */
+    private static final ValueLayout.OfLong DATA = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private final Conn send;
-    private final Conn recv;
+    private final Conn[] recvs;
+    private final Conn[] sends;
     private final Reducer reducer;
     private final int typeSize;
     private final Waiter waiter;
+    private final Protocol proto;
+    private final Staging staging;
     private final long sliceBytes;
+    private final long stagingBytes;
+    private final MemorySegment[] rs;
+    private final MemorySegment[] ss;
 
     /**
-     * @param send     connection to the next rank, or {@code null}
-     * @param recv     connection from the previous rank, or {@code null}
+     * @param recvs    connections received from (reduced together in the given order)
+     * @param sends    connections sent to
      * @param reducer  the reduction, or {@code null} for copies only
      * @param typeSize element size in bytes
      * @param waiter   how to wait
+     * @param proto    the protocol
+     * @param staging  the channel's scratch memory (LL, LL128)
      */
-    public Prims(Conn send, Conn recv, Reducer reducer, int typeSize, Waiter waiter) {
-        this.send = send;
-        this.recv = recv;
+    Prims(Conn[] recvs, Conn[] sends, Reducer reducer, int typeSize, Waiter waiter, Protocol proto, Staging staging) {
+        this.recvs = recvs.clone();
+        this.sends = sends.clone();
         this.reducer = reducer;
         this.typeSize = typeSize;
         this.waiter = waiter;
-        int step = send != null ? send.stepSize() : recv.stepSize();
-        this.sliceBytes = (long) step / typeSize * typeSize;
+        this.proto = proto;
+        this.staging = staging;
+        Conn any = sends.length > 0 ? sends[0] : recvs.length > 0 ? recvs[0] : null;
+        // Without peers (a lone tree node) a call is one local slice.
+        long data = any == null ? 1 << 30 : proto.dataBytesPerStep(any.stepSize(proto));
+        this.sliceBytes = Math.max(typeSize, data / typeSize * typeSize);
+        this.stagingBytes = (data + 7) / 8 * 8;
+        this.rs = new MemorySegment[recvs.length];
+        this.ss = new MemorySegment[sends.length];
     }
 
     /** Sends {@code src} (the rank's input: pre-op applied). */
@@ -90,76 +116,170 @@ public final class Prims {
         long bytes = Math.max(0, nelem) * typeSize;
         boolean applyPre = pre && reducer != null && reducer.hasPreOp();
         boolean applyPost = post && reducer != null && reducer.hasPostOp();
+        long slices = Math.max(1, (bytes + sliceBytes - 1) / sliceBytes);
         long done = 0;
-        do {
+        for (long k = 0; k < slices; k++) {
             long n = Math.min(sliceBytes, bytes - done);
-            long elems = n / typeSize;
-            MemorySegment rs = null;
-            MemorySegment ss = null;
             if ((mode & RECV) != 0) {
-                long s = recv.step();
-                waiter.await(recv, s + 1, "data");
-                rs = recv.buff().asSlice((s % ConnMem.STEPS) * recv.stepSize(), n);
+                for (int i = 0; i < recvs.length; i++) {
+                    rs[i] = receive(i, n, slices - k);
+                }
             }
+            MemorySegment scratch = null;
             if ((mode & SEND) != 0) {
-                long s = send.step();
-                waiter.await(send, s + 1 - ConnMem.STEPS, "credit");
-                ss = send.buff().asSlice((s % ConnMem.STEPS) * send.stepSize(), n);
+                for (int j = 0; j < sends.length; j++) {
+                    Conn c = sends[j];
+                    waiter.await(c, c.step() + 1 - ConnMem.STEPS, "credit");
+                    ss[j] = proto == Protocol.SIMPLE ? c.slot(Protocol.SIMPLE, c.step()).asSlice(0, n) : null;
+                }
+                scratch = proto == Protocol.SIMPLE ? (sends.length > 0 ? ss[0] : null) : staging.send(stagingBytes).asSlice(0, n);
             }
+            MemorySegment result = null;
             if (n > 0) {
                 MemorySegment in = src == null ? null : src.asSlice(sOff + done, n);
                 MemorySegment out = dst == null ? null : dst.asSlice(dOff + done, n);
-                move(mode, rs, ss, in, out, elems, applyPre, applyPost);
+                result = move(mode, scratch, in, out, n / typeSize, applyPre, applyPost);
             }
             if ((mode & SEND) != 0) {
-                long s = send.step();
-                ConnMem.setSize(send.publishHeader(), (int) (s % ConnMem.STEPS), (int) n);
-                send.step(s + 1);
-                send.publish(s + 1);
+                for (int j = 0; j < sends.length; j++) {
+                    deliver(j, result, n);
+                }
             }
             if ((mode & RECV) != 0) {
-                long s = recv.step() + 1;
-                recv.step(s);
-                recv.publish(s);
+                for (Conn c : recvs) {
+                    long s = c.step() + 1;
+                    c.step(s);
+                    c.publish(s);
+                }
             }
             done += n;
-        } while (done < bytes);
+        }
     }
 
-    private void move(int mode, MemorySegment rs, MemorySegment ss, MemorySegment in, MemorySegment out, long elems,
-                      boolean pre, boolean post) {
+    /**
+     * Waits for the next step from {@code recvs[i]} and returns its {@code n} data bytes.
+     *
+     * @param remaining slices of this call still to come, this one included (announced ahead to a proxy)
+     */
+    private MemorySegment receive(int i, long n, long remaining) {
+        Conn c = recvs[i];
+        long s = c.step();
+        c.announce(s + Math.min(ConnMem.STEPS, remaining), proto);
+        if (proto == Protocol.SIMPLE || c.viaProxy()) {
+            waiter.await(c, s + 1, "data");
+        }
+        if (proto == Protocol.SIMPLE) {
+            return c.slot(Protocol.SIMPLE, s).asSlice(0, n);
+        }
+        MemorySegment out = staging.recv(i, stagingBytes);
+        MemorySegment lines = c.slot(proto, s);
+        boolean ll = proto == Protocol.LL;
+        long count = ll ? LlLine.lines(n) : Ll128Line.lines(n);
+        long line = 0;
+        int round = 0;
+        long start = 0;
+        while (line < count) {
+            boolean got = ll ? LlLine.read(lines, line, LlLine.flag(s), out, line * LlLine.DATA_BYTES)
+                    : Ll128Line.read(lines, line, Ll128Line.flag(s), out, line * Ll128Line.DATA_BYTES,
+                    Math.min(Ll128Line.DATA_BYTES, n - line * Ll128Line.DATA_BYTES));
+            if (got) {
+                line++;
+                round = 0;
+                start = 0;
+                continue;
+            }
+            if (start == 0) {
+                start = System.nanoTime();
+            }
+            waiter.pause(++round, start);
+            if ((round & 1023) == 0) {
+                waiter.check(c, "data", start);
+            }
+        }
+        return out.asSlice(0, n);
+    }
+
+    /** Posts the step's data to {@code sends[j]}: the slot and a tail (Simple) or flagged lines (LL, LL128). */
+    private void deliver(int j, MemorySegment data, long n) {
+        Conn c = sends[j];
+        long s = c.step();
+        if (proto == Protocol.SIMPLE) {
+            if (n > 0 && !same(data, ss[j])) {
+                MemorySegment.copy(data, 0, ss[j], 0, n);
+            }
+            c.postSend(s, proto, (int) n);
+            c.step(s + 1);
+            c.publish(s + 1);
+            return;
+        }
+        c.postSend(s, proto, proto.wireBytes(n));
+        MemorySegment lines = c.slot(proto, s);
+        if (proto == Protocol.LL) {
+            writeLl(lines, data, n, LlLine.flag(s));
+        } else {
+            long flag = Ll128Line.flag(s);
+            for (long i = 0, off = 0; off < n; i++, off += Ll128Line.DATA_BYTES) {
+                Ll128Line.write(lines, i, data, off, Math.min(Ll128Line.DATA_BYTES, n - off), flag);
+            }
+        }
+        c.step(s + 1);
+        c.wake();
+    }
+
+    private static void writeLl(MemorySegment lines, MemorySegment data, long n, int flag) {
+        long full = n / LlLine.DATA_BYTES;
+        for (long i = 0; i < full; i++) {
+            LlLine.write(lines, i, data.get(DATA, i * LlLine.DATA_BYTES), flag);
+        }
+        long rest = n - full * LlLine.DATA_BYTES;
+        if (rest > 0) {
+            long d = 0;
+            for (int b = 0; b < rest; b++) {
+                d |= (data.get(ValueLayout.JAVA_BYTE, full * LlLine.DATA_BYTES + b) & 0xFFL) << (8 * b);
+            }
+            LlLine.write(lines, full, d, flag);
+        }
+    }
+
+    /**
+     * Reduces or copies one slice.
+     *
+     * @param scratch where outgoing data is built when it lands nowhere else, or {@code null}
+     * @return the bytes to send on
+     */
+    private MemorySegment move(int mode, MemorySegment scratch, MemorySegment in, MemorySegment out, long elems,
+                               boolean pre, boolean post) {
         if ((mode & REDUCE) != 0) {
-            MemorySegment target = out != null ? out : ss;
+            MemorySegment target = out != null ? out : scratch;
             MemorySegment operand = in;
             if (pre) {
                 reducer.preOp(in, 0, target, 0, elems);
                 operand = target;
             }
-            reducer.reduce(rs, 0, operand, 0, target, 0, elems);
+            for (MemorySegment r : rs) {
+                reducer.reduce(r, 0, operand, 0, target, 0, elems);
+                operand = target;
+            }
             if (post) {
                 reducer.postOp(target, 0, elems);
             }
-            if (out != null && ss != null) {
-                MemorySegment.copy(out, 0, ss, 0, out.byteSize());
-            }
-            return;
+            return target;
         }
-        MemorySegment from = rs != null ? rs : in;
+        MemorySegment from = (mode & RECV) != 0 ? rs[0] : in;
+        boolean ownInput = pre && (mode & RECV) == 0;
         if (out != null && !same(from, out)) {
-            if (pre && rs == null) {
+            if (ownInput) {
                 reducer.preOp(from, 0, out, 0, elems);
             } else {
                 MemorySegment.copy(from, 0, out, 0, from.byteSize());
             }
-            from = out;
+            return out;
         }
-        if (ss != null) {
-            if (pre && rs == null && from == in) {
-                reducer.preOp(from, 0, ss, 0, elems);
-            } else {
-                MemorySegment.copy(from, 0, ss, 0, from.byteSize());
-            }
+        if (ownInput && scratch != null) {
+            reducer.preOp(from, 0, scratch, 0, elems);
+            return scratch;
         }
+        return from;
     }
 
     /** Whether two slices are the very same bytes (in-place operation). */

@@ -3,7 +3,7 @@ package org.nccl4j.core.kernel;
 import java.lang.foreign.MemorySegment;
 
 /**
- * NCCL's ring algorithms (Simple protocol, {@code src/collectives/device/*.h}) for one channel:
+ * NCCL's ring algorithms ({@code src/collectives/device/*.h}) for one channel, any protocol:
  * the step sequences of spec §7.5 over {@link Prims}. {@code ring[k]} is the rank at distance k
  * after this one; blocks are indexed by rank. Counts and offsets are in elements.
  */
@@ -18,11 +18,18 @@ public final class RingKernels {
      * @param bid       this channel's index among them
      * @param chunk     elements per chunk (from the buffer size)
      * @param align     chunks are rounded up to a multiple of this many elements
+     * @param interleaved AllReduce places chunk {@code c} of channel {@code bid} at
+     *                  {@code c * nChannels + bid} (LL, LL128) rather than {@code bid * nranks + c} (Simple)
      */
-    public record Split(int nChannels, int bid, long chunk, long align) {
+    public record Split(int nChannels, int bid, long chunk, long align, boolean interleaved) {
         long realChunk(long remaining, long parts) {
             long c = Math.min(chunk, ceilDiv(remaining, parts));
             return Math.max(align, ceilDiv(c, align) * align);
+        }
+
+        /** Offset of AllReduce chunk {@code c} in the loop starting at {@code grid} ({@code calcOffset}). */
+        long offset(long grid, int c, int nranks, long real) {
+            return interleaved ? grid + ((long) c * nChannels + bid) * real : grid + ((long) bid * nranks + c) * real;
         }
     }
 
@@ -50,25 +57,24 @@ public final class RingKernels {
         long loop = (long) n * s.nChannels() * s.chunk();
         for (long grid = 0; grid < count; grid += loop) {
             long real = s.realChunk(count - grid, (long) n * s.nChannels());
-            long base = grid + (long) s.bid() * n * real;
             int c = ring[n - 1];
-            long off = base + c * real;
+            long off = s.offset(grid, c, n, real);
             p.send(in, off * ts, clamp(real, off, count));
             for (int j = 2; j < n; j++) {
                 c = ring[n - j];
-                off = base + c * real;
+                off = s.offset(grid, c, n, real);
                 p.recvReduceSend(in, off * ts, clamp(real, off, count));
             }
             c = ring[0];
-            off = base + c * real;
+            off = s.offset(grid, c, n, real);
             p.recvReduceCopySend(in, off * ts, out, off * ts, clamp(real, off, count), true);
             for (int j = 1; j < n - 1; j++) {
                 c = ring[n - j];
-                off = base + c * real;
+                off = s.offset(grid, c, n, real);
                 p.recvCopySend(out, off * ts, clamp(real, off, count));
             }
             c = ring[1];
-            off = base + c * real;
+            off = s.offset(grid, c, n, real);
             p.recv(out, off * ts, clamp(real, off, count));
         }
     }

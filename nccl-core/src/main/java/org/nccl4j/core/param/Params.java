@@ -69,10 +69,11 @@ public final class Params {
     public static final Param BUFFSIZE = integer("NCCL_BUFFSIZE", "4194304",
             "Simple protocol buffer bytes per connection (8 steps)");
     /** Channel bounds. */
-    public static final Param MIN_NCHANNELS = integer("NCCL_MIN_NCHANNELS", "1", "fewest channels (rings) per communicator");
+    public static final Param MIN_NCHANNELS = integer("NCCL_MIN_NCHANNELS", "-2",
+            "fewest channels per communicator (-2 = as the topology search finds)");
     /** Channel bounds. */
-    public static final Param MAX_NCHANNELS = integer("NCCL_MAX_NCHANNELS", "1",
-            "most channels per communicator (host ranks: one worker thread each)");
+    public static final Param MAX_NCHANNELS = integer("NCCL_MAX_NCHANNELS", "-2",
+            "most channels per communicator (-2 = 32; host ranks run one thread per channel)");
     /** Progress deadline. */
     public static final Param OP_TIMEOUT_MS = integer("NCCL4J_OP_TIMEOUT_MS", "300000",
             "a collective that sees no progress from a peer for this long fails with TIMEOUT, in milliseconds");
@@ -131,6 +132,9 @@ public final class Params {
     public static final Param MAX_P2P_NCHANNELS = integer("NCCL_MAX_P2P_NCHANNELS", "32", "most send/recv channels");
     /** CollNet. */
     public static final Param COLLNET_ENABLE = integer("NCCL_COLLNET_ENABLE", "0", "1 = allow the CollNet algorithm");
+    /** CollNet node floor. */
+    public static final Param COLLNET_NODE_THRESHOLD = integer("NCCL_COLLNET_NODE_THRESHOLD", "2",
+            "fewest nodes for which CollNet is used");
     /** Algorithms. */
     public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet list; ^ excludes");
     /** Protocols. */

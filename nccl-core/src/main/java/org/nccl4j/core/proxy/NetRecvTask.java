@@ -1,7 +1,9 @@
 package org.nccl4j.core.proxy;
 
 import java.lang.foreign.MemorySegment;
+import org.nccl4j.core.transport.BuffSizes;
 import org.nccl4j.core.transport.ConnMem;
+import org.nccl4j.core.transport.Protocol;
 import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetException;
@@ -10,13 +12,15 @@ import org.nccl4j.net.spi.Request;
 
 /**
  * The proxy's half of a NET receive connection (NCCL's {@code netRecvProxy}, dedicated
- * buffers, host memory so no flush). Step {@code t} lands in slot {@code t % 8}; this task posts
- * its {@code irecv} once the kernel has released step {@code t - 8} ({@code head > t - 8}), and
- * as receives complete in order publishes the size and {@code tail = t + 1} for the kernel.
+ * buffers, host memory so no flush). Step {@code t} lands in slot {@code t % 8} of the buffer of
+ * the protocol the kernel announced for it (its {@code recvTags}); this task posts its
+ * {@code irecv} once it is announced and the kernel has released step {@code t - 8}
+ * ({@code head > t - 8}), and as receives complete in order publishes the size and
+ * {@code tail = t + 1} for the kernel.
  */
 public final class NetRecvTask extends NetTask {
-    /** One slice per slot, made once: posting a receive must not allocate. */
-    private final MemorySegment[] slots = new MemorySegment[ConnMem.STEPS];
+    /** Protocol of the receive posted in each slot. */
+    private final Protocol[] protocols = new Protocol[ConnMem.STEPS];
     /** Steps with a receive posted. */
     private long posted;
     /** Steps received; the tail last published. */
@@ -26,19 +30,16 @@ public final class NetRecvTask extends NetTask {
      * @param net         the network
      * @param comm        the receive endpoint
      * @param mhandle     registration of {@code buff} with {@code comm}
-     * @param buff        the step buffer the kernel reads
-     * @param recvMem     header where this task publishes the tail and step sizes
+     * @param buff        the protocol buffers the kernel reads
+     * @param sizes       their sizes
+     * @param recvMem     header where this task publishes the tail and step sizes, and reads tags
      * @param sendMem     header where the kernel publishes its head (slots it has consumed)
-     * @param stepSize    bytes per slot
      * @param description the connection, for messages
      * @param peer        the sending rank, for messages
      */
-    public NetRecvTask(Net net, RecvComm comm, MemoryHandle mhandle, MemorySegment buff, MemorySegment recvMem,
-                       MemorySegment sendMem, int stepSize, String description, int peer) {
-        super(net, comm, mhandle, buff, recvMem, sendMem, stepSize, description, peer);
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = slot(i, stepSize);
-        }
+    public NetRecvTask(Net net, RecvComm comm, MemoryHandle mhandle, MemorySegment buff, BuffSizes sizes,
+                       MemorySegment recvMem, MemorySegment sendMem, String description, int peer) {
+        super(net, comm, mhandle, buff, sizes, recvMem, sendMem, description, peer);
     }
 
     @Override
@@ -48,13 +49,18 @@ public final class NetRecvTask extends NetTask {
         // Slot of step t is free once the kernel consumed step t - 8.
         while (posted < head + ConnMem.STEPS && posted - done < maxInFlight) {
             int slot = (int) (posted % ConnMem.STEPS);
+            Protocol p = ConnMem.tagged(ConnMem.tagAt(recvMem, ConnMem.RECV_TAGS, slot), posted);
+            if (p == null) {
+                break; // the kernel has not reached this step yet
+            }
             op = "irecv";
             opStep = posted;
-            Request r = net.irecv((RecvComm) comm, slots[slot], mhandle);
+            Request r = net.irecv((RecvComm) comm, slot(p, slot, sizes.stepSize(p)), mhandle);
             if (r == null) {
                 break;
             }
             requests[slot] = r;
+            protocols[slot] = p;
             posted++;
             moved = true;
         }
@@ -67,8 +73,9 @@ public final class NetRecvTask extends NetTask {
                 break;
             }
             requests[slot] = null;
-            if (n > stepSize) {
-                throw internal("step " + done + " received " + n + " bytes into a slot of " + stepSize);
+            if (n > sizes.stepSize(protocols[slot])) {
+                throw internal("step " + done + " received " + n + " bytes into a " + protocols[slot].ncclName()
+                        + " slot of " + sizes.stepSize(protocols[slot]));
             }
             ConnMem.setSize(recvMem, slot, (int) n);
             done++;

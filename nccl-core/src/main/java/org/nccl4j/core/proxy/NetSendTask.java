@@ -1,7 +1,11 @@
 package org.nccl4j.core.proxy;
 
 import java.lang.foreign.MemorySegment;
+import org.nccl4j.core.transport.BuffSizes;
 import org.nccl4j.core.transport.ConnMem;
+import org.nccl4j.core.transport.Ll128Line;
+import org.nccl4j.core.transport.LlLine;
+import org.nccl4j.core.transport.Protocol;
 import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetException;
@@ -10,10 +14,12 @@ import org.nccl4j.net.spi.SendComm;
 
 /**
  * The proxy's half of a NET send connection (NCCL's {@code netSendProxy}, dedicated buffers).
- * The kernel writes step {@code t} into slot {@code t % 8} of the local buffer, its size into
- * {@code sizesFifo} and publishes {@code tail = t + 1}; this task hands published steps to
- * {@code isend} strictly in order and, as each send completes, publishes {@code head = t + 1}:
- * the kernel may then reuse the slot.
+ * The kernel writes step {@code t} into slot {@code t % 8} of a protocol's local buffer and its
+ * size into {@code sizesFifo}. A Simple step is ready once the kernel publishes
+ * {@code tail = t + 1}; an LL or LL128 step, whose tag the kernel wrote first, once every line
+ * of it carries the step's flag (the kernel publishes no tail for those). This task hands ready
+ * steps to {@code isend} strictly in order and, as each send completes, publishes
+ * {@code head = t + 1}: the kernel may then reuse the slot.
  */
 public final class NetSendTask extends NetTask {
     /** Steps handed to the network. */
@@ -25,32 +31,44 @@ public final class NetSendTask extends NetTask {
      * @param net         the network
      * @param comm        the send endpoint
      * @param mhandle     registration of {@code buff} with {@code comm}
-     * @param buff        the step buffer the kernel writes
-     * @param recvMem     header where the kernel publishes its tail and step sizes
+     * @param buff        the protocol buffers the kernel writes
+     * @param sizes       their sizes
+     * @param recvMem     header where the kernel publishes its tail, step sizes and tags
      * @param sendMem     header where this task publishes the head (credit)
-     * @param stepSize    bytes per slot
      * @param description the connection, for messages
      * @param peer        the receiving rank, for messages
      */
-    public NetSendTask(Net net, SendComm comm, MemoryHandle mhandle, MemorySegment buff, MemorySegment recvMem,
-                       MemorySegment sendMem, int stepSize, String description, int peer) {
-        super(net, comm, mhandle, buff, recvMem, sendMem, stepSize, description, peer);
+    public NetSendTask(Net net, SendComm comm, MemoryHandle mhandle, MemorySegment buff, BuffSizes sizes,
+                       MemorySegment recvMem, MemorySegment sendMem, String description, int peer) {
+        super(net, comm, mhandle, buff, sizes, recvMem, sendMem, description, peer);
     }
 
     @Override
     boolean step() throws NetException {
         boolean moved = false;
+        // Acquire the tail first: tags written before a later Simple step's tail are then visible.
         long tail = ConnMem.counter(recvMem);
-        while (sent < tail && sent - done < maxInFlight) {
+        while (sent - done < maxInFlight) {
             int slot = (int) (sent % ConnMem.STEPS);
-            // The tail's acquire load above makes the kernel's size and bytes for this step visible.
+            Protocol p = ConnMem.tagged(ConnMem.tagAt(recvMem, ConnMem.SEND_TAGS, slot), sent);
+            if (p == null) {
+                if (sent >= tail) {
+                    break;
+                }
+                p = Protocol.SIMPLE;
+            }
             int size = ConnMem.size(recvMem, slot);
-            if (size < 0 || size > stepSize) {
-                throw internal("step " + sent + " has size " + size + " but a slot holds " + stepSize + " bytes");
+            if (size < 0 || size > sizes.stepSize(p)) {
+                throw internal("step " + sent + " has size " + size + " but a " + p.ncclName() + " slot holds "
+                        + sizes.stepSize(p) + " bytes");
+            }
+            MemorySegment data = slot(p, slot, size);
+            if (p != Protocol.SIMPLE && !flagsReady(p, data, sent)) {
+                break;
             }
             op = "isend";
             opStep = sent;
-            Request r = net.isend((SendComm) comm, slot(slot, size), mhandle);
+            Request r = net.isend((SendComm) comm, data, mhandle);
             if (r == null) {
                 break; // the network cannot take it now; retry on the next pass
             }
@@ -72,6 +90,26 @@ public final class NetSendTask extends NetTask {
             moved = true;
         }
         return moved;
+    }
+
+    /** Whether the kernel finished writing every line of an LL or LL128 step (NCCL checks the same flags). */
+    private static boolean flagsReady(Protocol p, MemorySegment data, long step) {
+        if (p == Protocol.LL) {
+            int flag = LlLine.flag(step);
+            for (long i = data.byteSize() / LlLine.BYTES - 1; i >= 0; i--) {
+                if (!LlLine.ready(data, i, flag)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        long flag = Ll128Line.flag(step);
+        for (long i = data.byteSize() / Ll128Line.BYTES - 1; i >= 0; i--) {
+            if (!Ll128Line.ready(data, i, flag)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -5,6 +5,8 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.transport.BuffSizes;
+import org.nccl4j.core.transport.Protocol;
 import org.nccl4j.net.spi.Comm;
 import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
@@ -13,7 +15,7 @@ import org.nccl4j.net.spi.Request;
 
 /**
  * What the NET send and receive tasks share: the network endpoint and its registration, the
- * local step buffer with its two headers, a ring of at most {@link Net#MAX_REQUESTS} requests
+ * local protocol buffers with their two headers, a ring of at most {@link Net#MAX_REQUESTS} requests
  * (one per step slot), and the translation of plugin failures into {@link NcclException}s.
  *
  * <p>{@link #progress} and {@link #close} are synchronized: the proxy thread progresses the task
@@ -27,14 +29,14 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
     protected final Comm comm;
     /** Registration of {@link #buff}. */
     protected final MemoryHandle mhandle;
-    /** {@code NCCL_STEPS} slots of {@link #stepSize} bytes. */
+    /** The protocol buffers, each {@code NCCL_STEPS} slots. */
     protected final MemorySegment buff;
+    /** Their sizes and places. */
+    protected final BuffSizes sizes;
     /** Receive header: {@code tail} and {@code sizesFifo}. */
     protected final MemorySegment recvMem;
     /** Send header: {@code head}. */
     protected final MemorySegment sendMem;
-    /** Bytes per slot. */
-    protected final int stepSize;
     /** Requests in flight, by step slot. */
     protected final Request[] requests = new Request[Net.MAX_REQUESTS];
     /** At most this many requests in flight: {@code min(8, net.maxRequests())}. */
@@ -51,22 +53,22 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
      * @param net         the network
      * @param comm        its endpoint for this connection
      * @param mhandle     registration of {@code buff} with {@code comm}
-     * @param buff        the step buffer
-     * @param recvMem     the receive header (tail, sizes)
+     * @param buff        the protocol buffers
+     * @param sizes       their sizes
+     * @param recvMem     the receive header (tail, sizes, tags)
      * @param sendMem     the send header (head)
-     * @param stepSize    bytes per slot
      * @param description the connection, for messages ({@code Channel 00 : 0[0] -> 1[0] [send] via NET/Socket/0})
      * @param peer        the rank at the other end, for messages
      */
-    NetTask(Net net, Comm comm, MemoryHandle mhandle, MemorySegment buff, MemorySegment recvMem, MemorySegment sendMem,
-            int stepSize, String description, int peer) {
+    NetTask(Net net, Comm comm, MemoryHandle mhandle, MemorySegment buff, BuffSizes sizes, MemorySegment recvMem,
+            MemorySegment sendMem, String description, int peer) {
         this.net = net;
         this.comm = comm;
         this.mhandle = mhandle;
         this.buff = buff;
+        this.sizes = sizes;
         this.recvMem = recvMem;
         this.sendMem = sendMem;
-        this.stepSize = stepSize;
         this.maxInFlight = Math.max(1, Math.min(Net.MAX_REQUESTS, net.maxRequests()));
         this.description = description;
         this.peer = peer;
@@ -93,12 +95,13 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
     abstract boolean step() throws NetException;
 
     /**
+     * @param p    a protocol
      * @param slot a step slot
      * @param size bytes
-     * @return that part of the step buffer
+     * @return that part of the protocol's buffer
      */
-    final MemorySegment slot(int slot, long size) {
-        return buff.asSlice((long) slot * stepSize, size);
+    final MemorySegment slot(Protocol p, int slot, long size) {
+        return buff.asSlice(sizes.offset(p) + (long) slot * sizes.stepSize(p), size);
     }
 
     /** @return the connection, for messages */

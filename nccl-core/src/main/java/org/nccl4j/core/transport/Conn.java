@@ -3,41 +3,45 @@ package org.nccl4j.core.transport;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One direction of one connection as the kernel sees it ({@code ncclConnInfo}): the step buffer
- * it writes (send) or reads (recv), the header whose counter it publishes, and the header whose
- * counter it waits on. Where those live is the transport's business: the peer's memory for
- * in-process and SHM, local memory moved by the proxy for NET.
+ * One direction of one connection as the kernel sees it ({@code ncclConnInfo}): one buffer per
+ * protocol that it writes (send) or reads (recv), the header whose counter it publishes, and
+ * the header whose counter it waits on. Where those live is the transport's business: the
+ * peer's memory for in-process and SHM, local memory moved by the proxy for NET.
  */
 public final class Conn {
     private final String description;
-    private final MemorySegment buff;
+    private final MemorySegment[] buffs = new MemorySegment[Protocol.values().length];
+    private final BuffSizes sizes;
     private final MemorySegment publishHeader;
     private final MemorySegment waitHeader;
-    private final int stepSize;
     private final PeerCheck peerCheck;
     private final Runnable onPublish;
     private final AutoCloseable resources;
     /** Steps posted so far; persists across operations as NCCL's {@code conn.step}. */
     long step;
+    /** Receive steps whose protocol the proxy was told ({@link #announce}). */
+    private long announced;
 
     /**
      * @param description   {@code "channel 0 send to rank 1 via SHM"}, for errors
-     * @param buff          {@link ConnMem#STEPS} slots of {@code stepSize} bytes
+     * @param buffs         the protocol buffers, laid out as {@link BuffSizes#offset} says
+     * @param sizes         their sizes
      * @param publishHeader header whose counter this side advances (send: the receiver's tail;
      *                      recv: the sender's head)
      * @param waitHeader    header whose counter this side waits on
-     * @param stepSize      bytes per slot
      * @param peerCheck     tells whether the peer is still there while waiting
-     * @param onPublish     run after each publish (wakes a proxy), or {@code null}
+     * @param onPublish     run after each publish (wakes a proxy), or {@code null} without a proxy
      * @param resources     closed with the connection
      */
-    public Conn(String description, MemorySegment buff, MemorySegment publishHeader, MemorySegment waitHeader,
-                int stepSize, PeerCheck peerCheck, Runnable onPublish, AutoCloseable resources) {
+    public Conn(String description, MemorySegment buffs, BuffSizes sizes, MemorySegment publishHeader,
+                MemorySegment waitHeader, PeerCheck peerCheck, Runnable onPublish, AutoCloseable resources) {
         this.description = description;
-        this.buff = buff;
+        this.sizes = sizes;
+        for (Protocol p : Protocol.values()) {
+            this.buffs[p.ordinal()] = buffs.asSlice(sizes.offset(p), sizes.size(p));
+        }
         this.publishHeader = publishHeader;
         this.waitHeader = waitHeader;
-        this.stepSize = stepSize;
         this.peerCheck = peerCheck;
         this.onPublish = onPublish;
         this.resources = resources;
@@ -48,9 +52,40 @@ public final class Conn {
         return description;
     }
 
-    /** @return the step buffer */
+    /**
+     * @param p a protocol
+     * @return its buffer: {@link ConnMem#STEPS} slots of {@link #stepSize(Protocol)} bytes
+     */
+    public MemorySegment buff(Protocol p) {
+        return buffs[p.ordinal()];
+    }
+
+    /**
+     * @param p a protocol
+     * @return bytes per slot of its buffer
+     */
+    public int stepSize(Protocol p) {
+        return sizes.stepSize(p);
+    }
+
+    /**
+     * @param p a protocol
+     * @param s a step
+     * @return the slot of step {@code s} in that protocol's buffer
+     */
+    public MemorySegment slot(Protocol p, long s) {
+        int size = sizes.stepSize(p);
+        return buffs[p.ordinal()].asSlice((s % ConnMem.STEPS) * size, size);
+    }
+
+    /** @return the Simple buffer */
     public MemorySegment buff() {
-        return buff;
+        return buff(Protocol.SIMPLE);
+    }
+
+    /** @return bytes per slot of the Simple buffer */
+    public int stepSize() {
+        return stepSize(Protocol.SIMPLE);
     }
 
     /** @return the header whose counter this side publishes */
@@ -61,11 +96,6 @@ public final class Conn {
     /** @return the header whose counter this side waits on */
     public MemorySegment waitHeader() {
         return waitHeader;
-    }
-
-    /** @return bytes per slot */
-    public int stepSize() {
-        return stepSize;
     }
 
     /** @return steps posted so far */
@@ -84,15 +114,63 @@ public final class Conn {
     }
 
     /**
+     * @return whether a network proxy moves this connection's steps: LL and LL128 receives then
+     *     also wait for its tail (the network's copy into the buffer promises no store order)
+     */
+    public boolean viaProxy() {
+        return onPublish != null;
+    }
+
+    /**
      * Publishes a counter value and wakes whoever moves it on (a network proxy).
      *
      * @param value the new counter
      */
     public void publish(long value) {
         ConnMem.publish(publishHeader, value);
+        wake();
+    }
+
+    /** Wakes the proxy, if any (after an LL or LL128 step's lines were written). */
+    public void wake() {
         if (onPublish != null) {
             onPublish.run();
         }
+    }
+
+    /**
+     * Records the size of a send step and, for a proxy, its protocol ({@code sizesFifo}); for
+     * LL and LL128 call it before writing the step's lines.
+     *
+     * @param s         the step
+     * @param p         its protocol
+     * @param wireBytes bytes of the step in the buffer
+     */
+    public void postSend(long s, Protocol p, int wireBytes) {
+        int slot = (int) (s % ConnMem.STEPS);
+        ConnMem.setSize(publishHeader, slot, wireBytes);
+        if (onPublish != null && p != Protocol.SIMPLE) {
+            ConnMem.setTag(publishHeader, ConnMem.SEND_TAGS, slot, ConnMem.tag(s, p));
+        }
+    }
+
+    /**
+     * Tells a proxy the protocol of the receive steps before {@code upTo}, so it can post their
+     * network receives into the right buffer. Steps must be announced before they are awaited,
+     * and at most {@link ConnMem#STEPS} ahead of {@link #step()} (their slots must be free).
+     *
+     * @param upTo first step not announced
+     * @param p    the protocol of the new steps
+     */
+    public void announce(long upTo, Protocol p) {
+        if (onPublish == null || upTo <= announced) {
+            return;
+        }
+        for (long t = Math.max(announced, step); t < upTo; t++) {
+            ConnMem.setTag(waitHeader, ConnMem.RECV_TAGS, (int) (t % ConnMem.STEPS), ConnMem.tag(t, p));
+        }
+        announced = upTo;
+        onPublish.run();
     }
 
     /** Releases the connection's memory and endpoints. */

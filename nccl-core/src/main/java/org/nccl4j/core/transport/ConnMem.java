@@ -10,7 +10,15 @@ import java.lang.invoke.VarHandle;
  * {@code tail} (steps published by the producer) and {@code sizesFifo} (bytes per step, read by a
  * network proxy); the sender's holds {@code head} (steps released by the consumer). Counters are
  * published with release stores and read with acquire loads, so the bytes of a step are visible
- * before its counter is.
+ * before its counter is. The protocol buffers follow the header ({@link BuffSizes}).
+ *
+ * <p>A receive header also holds two tag FIFOs for a network proxy, which (unlike NCCL's,
+ * posted per operation by the host) runs for the connection's lifetime and so must learn each
+ * step's protocol: {@code sendTags}, written by the sending kernel before an LL or LL128 step's
+ * lines (the proxy then checks the step's flags, as NCCL's {@code sizesFifo != -1} check does),
+ * and {@code recvTags}, written by the receiving kernel before it waits on a step (the proxy
+ * then posts that step's receive into the right buffer). A tag is {@code (step + 1) << 2 | protocol},
+ * so tags of earlier steps in the same slot never match.
  */
 public final class ConnMem {
     /** Slots per connection buffer ({@code NCCL_STEPS}). */
@@ -21,6 +29,10 @@ public final class ConnMem {
     public static final long COUNTER = 0;
     /** Offset of {@code sizesFifo} (int[8]) in a receive header ({@code CACHE_LINE_SIZE}). */
     public static final long SIZES = 128;
+    /** Offset of {@code sendTags} (long[8]) in a receive header. */
+    public static final long SEND_TAGS = 256;
+    /** Offset of {@code recvTags} (long[8]) in a receive header. */
+    public static final long RECV_TAGS = 384;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -60,5 +72,43 @@ public final class ConnMem {
      */
     public static void setSize(MemorySegment header, int slot, int bytes) {
         INT.set(header, SIZES + 4L * slot, bytes);
+    }
+
+    /**
+     * @param step a step
+     * @param p    its protocol
+     * @return the tag naming both
+     */
+    public static long tag(long step, Protocol p) {
+        return (step + 1) << 2 | p.ordinal();
+    }
+
+    /**
+     * @param tag  a tag read from a FIFO
+     * @param step the step the reader is at
+     * @return the protocol of {@code step} if the tag is for that step, else {@code null}
+     */
+    public static Protocol tagged(long tag, long step) {
+        return (tag >>> 2) == step + 1 ? Protocol.values()[(int) (tag & 3)] : null;
+    }
+
+    /**
+     * @param header a receive header
+     * @param fifo   {@link #SEND_TAGS} or {@link #RECV_TAGS}
+     * @param slot   step slot
+     * @return the tag there (acquire)
+     */
+    public static long tagAt(MemorySegment header, long fifo, int slot) {
+        return (long) LONG.getAcquire(header, fifo + 8L * slot);
+    }
+
+    /**
+     * @param header a receive header
+     * @param fifo   {@link #SEND_TAGS} or {@link #RECV_TAGS}
+     * @param slot   step slot
+     * @param tag    the tag, published with release semantics
+     */
+    public static void setTag(MemorySegment header, long fifo, int slot, long tag) {
+        LONG.setRelease(header, fifo + 8L * slot, tag);
     }
 }

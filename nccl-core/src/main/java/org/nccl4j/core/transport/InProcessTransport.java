@@ -11,7 +11,7 @@ import org.nccl4j.core.init.PeerInfo;
 
 /**
  * Ranks in one JVM use each other's memory directly (NCCL's P2P "direct pointer" case): the
- * receiver allocates its header and step buffer, the sender finds it through a process-wide
+ * receiver allocates its header and protocol buffers, the sender finds it through a process-wide
  * registry by the id in the connect info and writes into it.
  */
 public final class InProcessTransport implements Transport {
@@ -52,7 +52,7 @@ public final class InProcessTransport implements Transport {
 
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
-        MemorySegment recvMem = ctx.arena().allocate(ConnMem.HEADER + ctx.buffSize(), 4096);
+        MemorySegment recvMem = ctx.arena().allocate(ctx.recvMemSize(), 4096);
         return new Setup(channel, peer, register(recvMem), recvMem);
     }
 
@@ -61,8 +61,8 @@ public final class InProcessTransport implements Transport {
         String desc = ctx.describe(mine.channel(), ctx.rank(), mine.peer(), name());
         MemorySegment peerRecv = lookup(peerInfo, desc);
         MemorySegment own = (MemorySegment) mine.state();
-        return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER, ctx.buffSize()), peerRecv, own, ctx.stepSize(),
-                PeerCheck.ALWAYS, null, null);
+        return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own, PeerCheck.ALWAYS, null,
+                null);
     }
 
     @Override
@@ -70,7 +70,6 @@ public final class InProcessTransport implements Transport {
         String desc = ctx.describe(mine.channel(), mine.peer(), ctx.rank(), name());
         MemorySegment peerSend = lookup(peerInfo, desc);
         MemorySegment own = (MemorySegment) mine.state();
-        return new Conn(desc, own.asSlice(ConnMem.HEADER, ctx.buffSize()), peerSend, own, ctx.stepSize(),
-                PeerCheck.ALWAYS, null, null);
+        return new Conn(desc, own.asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own, PeerCheck.ALWAYS, null, null);
     }
 }

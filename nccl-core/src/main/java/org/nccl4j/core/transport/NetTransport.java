@@ -23,7 +23,7 @@ import org.nccl4j.net.spi.SendComm;
 /**
  * Ranks connect through the network chosen by initNet ({@code "NET"}, NCCL's {@code net.cc}):
  * the last resort, it connects any two ranks. The kernel only touches local memory: a step
- * buffer and two headers per connection; the communicator's {@link Proxy} moves the steps with
+ * buffer per protocol and two headers per connection; the communicator's {@link Proxy} moves the steps with
  * the plugin's {@code isend}/{@code irecv} ({@link NetSendTask}, {@link NetRecvTask}).
  *
  * <p>The receiver listens in {@code setupRecv} and ships the plugin's handle; the sender
@@ -81,7 +81,7 @@ public final class NetTransport implements Transport {
         }
     }
 
-    /** Connects to the receiver's handle, registers a local step buffer and starts a send task. */
+    /** Connects to the receiver's handle, registers the local protocol buffers and starts a send task. */
     @Override
     public Conn connectSend(TransportContext ctx, Setup mine, byte[] peerInfo) {
         Net net = ctx.net().net();
@@ -93,10 +93,10 @@ public final class NetTransport implements Transport {
             Mem m = Mem.allocate(ctx);
             MemoryHandle mh = net.regMr(comm, m.buff, Net.PTR_HOST);
             Proxy proxy = ctx.proxy().get();
-            NetSendTask task = new NetSendTask(net, comm, mh, m.buff, m.recvMem, m.sendMem, ctx.stepSize(), desc, peer);
+            NetSendTask task = new NetSendTask(net, comm, mh, m.buff, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
             proxy.add(task);
             // The kernel publishes its tail (and sizes) in recvMem and waits for credit in sendMem.
-            return new Conn(desc, m.buff, m.recvMem, m.sendMem, ctx.stepSize(), peerCheck(ctx, peer), proxy::wake,
+            return new Conn(desc, m.buff, ctx.buffs(), m.recvMem, m.sendMem, peerCheck(ctx, peer), proxy::wake,
                     task::close);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeSend(comm));
@@ -104,7 +104,7 @@ public final class NetTransport implements Transport {
         }
     }
 
-    /** Accepts the sender's connection, registers a local step buffer and starts a receive task. */
+    /** Accepts the sender's connection, registers the local protocol buffers and starts a receive task. */
     @Override
     public Conn connectRecv(TransportContext ctx, Setup mine, byte[] peerInfo) {
         Net net = ctx.net().net();
@@ -121,11 +121,11 @@ public final class NetTransport implements Transport {
             Mem m = Mem.allocate(ctx);
             MemoryHandle mh = net.regMr(comm, m.buff, Net.PTR_HOST);
             Proxy proxy = ctx.proxy().get();
-            NetRecvTask task = new NetRecvTask(net, comm, mh, m.buff, m.recvMem, m.sendMem, ctx.stepSize(), desc, peer);
+            NetRecvTask task = new NetRecvTask(net, comm, mh, m.buff, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
             proxy.add(task);
             Log.info(Subsys.INIT | Subsys.NET, "%s", desc);
             // The kernel publishes its head in sendMem and waits for the tail in recvMem.
-            return new Conn(desc, m.buff, m.sendMem, m.recvMem, ctx.stepSize(), peerCheck(ctx, peer), proxy::wake,
+            return new Conn(desc, m.buff, ctx.buffs(), m.sendMem, m.recvMem, peerCheck(ctx, peer), proxy::wake,
                     task::close);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeRecv(comm));
@@ -133,12 +133,12 @@ public final class NetTransport implements Transport {
         }
     }
 
-    /** Local connection memory: a receive header followed by the step buffer, and a send header. */
+    /** Local connection memory: a receive header followed by the protocol buffers, and a send header. */
     private record Mem(MemorySegment recvMem, MemorySegment buff, MemorySegment sendMem) {
         static Mem allocate(TransportContext ctx) {
-            MemorySegment recvMem = ctx.arena().allocate(ConnMem.HEADER + ctx.buffSize(), ConnMem.HEADER);
+            MemorySegment recvMem = ctx.arena().allocate(ctx.recvMemSize(), ConnMem.HEADER);
             MemorySegment sendMem = ctx.arena().allocate(ConnMem.HEADER, ConnMem.HEADER);
-            return new Mem(recvMem, recvMem.asSlice(ConnMem.HEADER, ctx.buffSize()), sendMem);
+            return new Mem(recvMem, recvMem.asSlice(ConnMem.HEADER), sendMem);
         }
     }
 

@@ -100,7 +100,8 @@ final class ShmSegment {
             long actual = fc.size();
             if (actual != size) {
                 throw NcclException.of(Result.INVALID_USAGE, "SHM segment " + path + " of " + peerName + " is " + actual
-                        + " bytes, expected " + size, "every rank must use the same NCCL_BUFFSIZE");
+                        + " bytes, expected " + size, "every rank must use the same NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and"
+                        + " NCCL_LL128_BUFFSIZE");
             }
             return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
         } catch (NoSuchFileException e) {
@@ -137,7 +138,9 @@ final class ShmSegment {
         String why = cause == null ? "" : " (" + cause + ")";
         return NcclException.of(Result.SYSTEM_ERROR, "SHM: cannot allocate " + bytes(size) + " for " + path + ": " + dir
                 + " has " + (free < 0 ? "unknown" : bytes(free)) + " free" + why,
-                "each SHM connection needs 4096 + NCCL_BUFFSIZE bytes in " + dir + "; make it writable and larger"
+                "each SHM connection needs 4096 bytes plus its LL, LL128 and Simple buffers (NCCL_LL_BUFFSIZE"
+                        + " + NCCL_LL128_BUFFSIZE + NCCL_BUFFSIZE, about 9.2 MiB by default) in " + dir
+                        + "; make it writable and larger"
                         + " (docker run --shm-size=1g, or mount -o remount,size=1g " + dir + ") or set NCCL_SHM_DISABLE=1 to use the"
                         + " network instead", cause);
     }

@@ -12,7 +12,7 @@ import org.nccl4j.core.param.Params;
  * Processes of one host connect through files under {@code /dev/shm} that both map
  * ({@code "SHM"}, NCCL's {@code shm.cc}). The receiver creates
  * {@code nccl4j-shm-recv-<pidHash>-<commId>-<channel>-<send>-<recv>}: a receive header and the
- * step buffer; the sender creates {@code nccl4j-shm-send-...}: a send header holding the credit
+ * LL, LL128 and Simple buffers; the sender creates {@code nccl4j-shm-send-...}: a send header holding the credit
  * counter. Each side maps the other's file and removes its name (NCCL's {@code shm_unlink}
  * after {@code mmap}), so nothing stays in {@code /dev/shm} once both sides are connected. The
  * connections are wired exactly like {@link InProcessTransport}'s: the sender writes into the
@@ -74,11 +74,10 @@ public final class ShmTransport implements Transport {
         return setup(ctx, channel, peer, fileName(ctx, "send", channel, ctx.rank(), peer), ConnMem.HEADER);
     }
 
-    /** Creates this receiver's header and step buffer ({@code ncclRecvMem}). */
+    /** Creates this receiver's header and protocol buffers ({@code ncclRecvMem}). */
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
-        return setup(ctx, channel, peer, fileName(ctx, "recv", channel, peer, ctx.rank()),
-                ConnMem.HEADER + ctx.buffSize());
+        return setup(ctx, channel, peer, fileName(ctx, "recv", channel, peer, ctx.rank()), ctx.recvMemSize());
     }
 
     /** Maps the receiver's segment: the sender writes its buffer and publishes its tail. */
@@ -87,9 +86,9 @@ public final class ShmTransport implements Transport {
         Side own = (Side) mine.state();
         String desc = ChannelLine.of(ctx, mine.channel(), ctx.rank(), mine.peer(), "", "direct shared memory");
         try {
-            MemorySegment peerRecv = attachPeer(ctx, mine.peer(), peerInfo, ConnMem.HEADER + ctx.buffSize());
-            return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER, ctx.buffSize()), peerRecv, own.mem(),
-                    ctx.stepSize(), peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
+            MemorySegment peerRecv = attachPeer(ctx, mine.peer(), peerInfo, ctx.recvMemSize());
+            return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own.mem(),
+                    peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
         } catch (RuntimeException e) {
             ShmSegment.delete(own.path());
             throw e;
@@ -103,8 +102,8 @@ public final class ShmTransport implements Transport {
         String desc = ChannelLine.of(ctx, mine.channel(), mine.peer(), ctx.rank(), "", "direct shared memory");
         try {
             MemorySegment peerSend = attachPeer(ctx, mine.peer(), peerInfo, ConnMem.HEADER);
-            return new Conn(desc, own.mem().asSlice(ConnMem.HEADER, ctx.buffSize()), peerSend, own.mem(),
-                    ctx.stepSize(), peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
+            return new Conn(desc, own.mem().asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own.mem(),
+                    peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
         } catch (RuntimeException e) {
             ShmSegment.delete(own.path());
             throw e;

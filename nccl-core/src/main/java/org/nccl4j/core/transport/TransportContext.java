@@ -16,13 +16,13 @@ import org.nccl4j.core.wait.AbortFlag;
  * @param peers    every rank's AllGather1 info
  * @param commId   the communicator's id (its unique id's nonce), keeping names apart
  * @param config   parameters
- * @param buffSize Simple protocol buffer bytes per connection ({@code NCCL_BUFFSIZE})
+ * @param buffs    protocol buffer bytes per connection
  * @param arena    owns this communicator's connection memory
  * @param net      the network chosen by initNet
  * @param proxy    the communicator's proxy thread, started on first use
  * @param abort    the abort flag
  */
-public record TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, int buffSize, Arena arena,
+public record TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, BuffSizes buffs, Arena arena,
                                NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
     /** @return number of ranks */
     public int nranks() {
@@ -34,9 +34,9 @@ public record TransportContext(int rank, List<PeerInfo> peers, long commId, Conf
         return peers.get(rank);
     }
 
-    /** @return bytes per step slot */
-    public int stepSize() {
-        return buffSize / ConnMem.STEPS;
+    /** @return bytes of a receive side's connection memory: header and all protocol buffers */
+    public long recvMemSize() {
+        return ConnMem.HEADER + buffs.total();
     }
 
     /**

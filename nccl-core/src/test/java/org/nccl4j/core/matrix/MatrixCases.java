@@ -65,4 +65,17 @@ public final class MatrixCases {
         }
         return sample;
     }
+
+    /**
+     * The sample of one collective only: the cyclic walk, long enough to find {@code budget}
+     * cases of it (with their types, ops and counts varied as in the full walk).
+     *
+     * @param nranks ranks
+     * @param budget cases wanted (sample mode)
+     * @param coll   one of {@link #COLLS}
+     * @return the cases
+     */
+    public static List<CollectiveCase> cases(int nranks, int budget, String coll) {
+        return cases(nranks, budget * COLLS.size()).stream().filter(c -> c.coll().equals(coll)).toList();
+    }
 }

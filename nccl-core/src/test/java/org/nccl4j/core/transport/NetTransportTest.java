@@ -144,6 +144,7 @@ class NetTransportTest {
         try (TwoRanks r = new TwoRanks(new LoopbackNet(8, 0), StepKit.config(Map.of()))) {
             Conn[] c = r.connect(0);
             stream(c[0], c[1], 20);
+            c[1].announce(c[1].step() + ConnMem.STEPS, Protocol.SIMPLE); // as a kernel about to wait for them
             c[0].close(); // rank 0 goes away: its endpoint closes under rank 1's posted receives
             NcclException e = awaitError(r.errors1);
             assertEquals(Result.REMOTE_ERROR, e.result());
@@ -165,7 +166,7 @@ class NetTransportTest {
             c[0].publish(1);
             NcclException e = awaitError(r.errors0);
             assertEquals(Result.INTERNAL_ERROR, e.result());
-            assertTrue(e.getMessage().contains("step 0 has size 1025 but a slot holds 1024 bytes"), e.getMessage());
+            assertTrue(e.getMessage().contains("step 0 has size 1025 but a Simple slot holds 1024 bytes"), e.getMessage());
         }
     }
 

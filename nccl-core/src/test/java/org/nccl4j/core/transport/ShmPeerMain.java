@@ -33,7 +33,7 @@ public final class ShmPeerMain {
                 StepKit.peer(1, 7, 200, ProcessHandle.current().pid()));
         try (Arena arena = Arena.ofShared()) {
             ShmTransport t = new ShmTransport(dir);
-            TransportContext ctx = new TransportContext(1, peers, commId, StepKit.config(java.util.Map.of()), buff, arena,
+            TransportContext ctx = new TransportContext(1, peers, commId, StepKit.config(java.util.Map.of()), StepKit.buffs(buff), arena,
                     null, () -> null, new AbortFlag());
             Transport.Setup recv = t.setupRecv(ctx, 0, 0);
             System.out.println("INFO " + new String(recv.info(), StandardCharsets.UTF_8));

@@ -24,7 +24,8 @@ import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
 
 /**
- * Drives connections the way the kernel does (Simple protocol, one slot per step) and builds
+ * Drives connections the way the kernel does (Simple protocol, one slot per step, each receive
+ * step announced to a proxy before it is awaited) and builds
  * transport contexts by hand. Step {@code s} carries {@link #size} bytes of {@link #pattern}, so
  * the receiver can check every byte and size without talking to the sender.
  */
@@ -52,11 +53,19 @@ final class StepKit {
     }
 
     /**
+     * @param simple Simple buffer bytes
+     * @return buffer sizes with that Simple buffer and small LL and LL128 buffers
+     */
+    static BuffSizes buffs(int simple) {
+        return new BuffSizes(ConnMem.STEPS * LlLine.BYTES * 8, ConnMem.STEPS * Ll128Line.BYTES * 2, simple);
+    }
+
+    /**
      * @return a context for {@code rank} among {@code peers}
      */
     static TransportContext ctx(int rank, List<PeerInfo> peers, long commId, Config config, int buffSize, Arena arena,
                                 NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
-        return new TransportContext(rank, peers, commId, config, buffSize, arena, net, proxy, abort);
+        return new TransportContext(rank, peers, commId, config, buffs(buffSize), arena, net, proxy, abort);
     }
 
     /**
@@ -117,6 +126,7 @@ final class StepKit {
         int stepSize = c.stepSize();
         for (long k = 0; k < steps; k++) {
             long s = c.step();
+            c.announce(s + 1, Protocol.SIMPLE);
             await(c, c.waitHeader(), s + 1, deadline);
             int slot = (int) (s % ConnMem.STEPS);
             int size = size(s, stepSize);

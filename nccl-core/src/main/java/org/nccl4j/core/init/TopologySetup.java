@@ -1,0 +1,178 @@
+package org.nccl4j.core.init;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.net.NetSelection;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.topo.connect.ChannelTopology;
+import org.nccl4j.core.topo.connect.RankConnectInfo;
+import org.nccl4j.core.topo.connect.TopoConnect;
+import org.nccl4j.core.topo.detection.DetectedRank;
+import org.nccl4j.core.topo.detection.TopoDetector;
+import org.nccl4j.core.topo.paths.P2pChannels;
+import org.nccl4j.core.topo.paths.PathComputer;
+import org.nccl4j.core.topo.paths.PathPolicy;
+import org.nccl4j.core.topo.paths.TopoPeer;
+import org.nccl4j.core.topo.search.GraphPrinter;
+import org.nccl4j.core.topo.search.GraphSearch;
+import org.nccl4j.core.topo.search.GraphXml;
+import org.nccl4j.core.topo.search.TopoGraph;
+import org.nccl4j.core.topo.system.TopoPrinter;
+import org.nccl4j.core.topo.system.TopoSystem;
+import org.nccl4j.core.topo.system.TopoSystemBuilder;
+import org.nccl4j.core.topo.tuning.CpuType;
+import org.nccl4j.core.topo.tuning.TuningContext;
+import org.nccl4j.core.topo.tuning.TuningModel;
+import org.nccl4j.core.topo.tuning.TuningProfile;
+import org.nccl4j.core.topo.xml.TopoXml;
+import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.NetProperties;
+
+/**
+ * The topology part of {@code initTransportsRank} (NCCL v2.10.3), in NCCL's order: detect the
+ * system, compute paths, trim, search the ring, tree and CollNet graphs, Preset, the third
+ * all-gather, Postset (node detection, alignment, inter-node rings and double binary trees),
+ * the tuning model and the p2p channels.
+ */
+public final class TopologySetup {
+    private TopologySetup() {
+    }
+
+    /**
+     * What the communicator takes from the topology.
+     *
+     * @param system   this rank's system after trimming
+     * @param ring     the aligned ring graph
+     * @param tree     the aligned tree graph
+     * @param channels per-channel rings and trees ({@code channels.nChannels} of them)
+     * @param rings    {@code rings[c * nRanks + i]}
+     * @param model    the tuning model
+     * @param p2p      the p2p channels
+     */
+    public record Topology(TopoSystem system, TopoGraph ring, TopoGraph tree, ChannelTopology channels, int[] rings,
+                         TuningModel model, P2pChannels p2p) {
+    }
+
+    /**
+     * @param config    parameters
+     * @param rank      this rank
+     * @param peers     AllGather1's peer infos
+     * @param layout    the rank layout
+     * @param net       the selected network
+     * @param bootstrap for the third all-gather
+     * @param profile   the tuning tables of this communicator's devices
+     * @param deadline  init deadline
+     * @return the topology
+     */
+    public static Topology run(Config config, int rank, List<PeerInfo> peers, RankLayout layout, NetSelection net,
+                             Bootstrap bootstrap, TuningProfile profile, Deadline deadline) {
+        int nRanks = peers.size();
+        TopoXml xml = TopoDetector.forHost().detect(config, rank, detectedRanks(peers, layout), netDevices(net));
+        TopoSystem system = TopoSystemBuilder.build(xml);
+        TopoPeer[] topoPeers = new TopoPeer[nRanks];
+        for (PeerInfo p : peers) {
+            topoPeers[p.rank()] = new TopoPeer(p.rank(), localIndex(peers, layout, p.rank()), p.gdrSupport(), p.hostHash(),
+                    p.pidHash(), p.shmDev(), p.busId());
+        }
+        PathPolicy policy = PathPolicy.from(config);
+        PathComputer.computePaths(system, topoPeers, policy);
+        int localRanks = PathComputer.trimSystem(system, rank, nRanks);
+        PathComputer.computePaths(system, topoPeers, policy);
+        GraphSearch.searchInit(system);
+        TopoPrinter.print(system);
+
+        int crossNic = (int) config.integer(Params.CROSS_NIC);
+        TopoGraph ring = request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
+        GraphSearch.compute(system, ring, config);
+        GraphPrinter.print(system, ring);
+        TopoGraph tree = request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
+        GraphSearch.compute(system, tree, config);
+        GraphPrinter.print(system, tree);
+        TopoGraph collNet = request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
+        GraphSearch.compute(system, collNet, config);
+        GraphPrinter.print(system, collNet);
+        if (rank == config.integer(Params.GRAPH_DUMP_FILE_RANK)) {
+            GraphXml.dump(config, system, List.of(ring, tree, collNet));
+        }
+
+        ChannelTopology channels = new ChannelTopology(rank, nRanks, localRanks);
+        channels.collNetSupport = 0;
+        RankConnectInfo mine = TopoConnect.preset(channels, tree, ring, collNet);
+        byte[] gathered = bootstrap.allGather(ConnectInfoCodec.encode(mine), deadline);
+        RankConnectInfo[] all = new RankConnectInfo[nRanks];
+        for (int r = 0; r < nRanks; r++) {
+            all[r] = ConnectInfoCodec.decode(gathered, r * ConnectInfoCodec.BYTES);
+        }
+        int[] rings = TopoConnect.postset(channels, all, tree, ring, collNet, config);
+        if (channels.nChannels < 1) {
+            throw NcclException.of(Result.INTERNAL_ERROR, "the topology search found no channel for rank " + rank,
+                    "run 'nccl4j topo show' and NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH to see the topology");
+        }
+
+        int[] cpu = system.cpuType();
+        int[] cc = system.compCap();
+        TuningContext ctx = new TuningContext(rank, nRanks, channels.nNodes, channels.nChannels, channels.collNetSupport,
+                channels.channel(0).collTree.nHeads, cc[0], cc[1], new CpuType(cpu[0], cpu[1], cpu[2]));
+        TuningModel model = TuningModel.compute(ctx, tree, ring, collNet, profile, config);
+        P2pChannels p2p = P2pChannels.compute(system, channels.nChannels, nRanks,
+                (int) config.integer(Params.MIN_P2P_NCHANNELS), (int) config.integer(Params.MAX_P2P_NCHANNELS));
+        Log.info(Subsys.INIT, "%d coll channels, %d p2p channels, %d p2p channels per peer", channels.nChannels,
+                p2p.p2pnChannels(), p2p.p2pnChannelsPerPeer());
+        return new Topology(system, ring, tree, channels, rings, model, p2p);
+    }
+
+    /** Host ranks: device number = position among the ranks of the same host. */
+    private static List<DetectedRank> detectedRanks(List<PeerInfo> peers, RankLayout layout) {
+        List<DetectedRank> out = new ArrayList<>(peers.size());
+        for (PeerInfo p : peers) {
+            out.add(new DetectedRank(p.rank(), p.hostHash(), p.busId(), p.backend(), localIndex(peers, layout, p.rank()),
+                    p.numaNode(), p.gdrSupport()));
+        }
+        return out;
+    }
+
+    private static int localIndex(List<PeerInfo> peers, RankLayout layout, int rank) {
+        PeerInfo me = peers.get(rank);
+        if (me.device() >= 0) {
+            return me.device();
+        }
+        int index = 0;
+        for (int r = 0; r < rank; r++) {
+            if (peers.get(r).hostHash() == me.hostHash()) {
+                index++;
+            }
+        }
+        return index;
+    }
+
+    private static List<NetProperties> netDevices(NetSelection net) {
+        List<NetProperties> out = new ArrayList<>();
+        for (int d = 0; d < net.devices(); d++) {
+            try {
+                out.add(net.net().getProperties(d));
+            } catch (NetException e) {
+                throw NcclException.of(Result.SYSTEM_ERROR, "network " + net.net().name() + " device " + d
+                        + ": getProperties failed: " + e.getMessage(), null, e);
+            }
+        }
+        return out;
+    }
+
+    private static TopoGraph request(int id, int pattern, int crossNic, int collNet, int min, int max) {
+        TopoGraph g = new TopoGraph();
+        g.id = id;
+        g.pattern = pattern;
+        g.crossNic = crossNic;
+        g.collNet = collNet;
+        g.minChannels = min;
+        g.maxChannels = max;
+        return g;
+    }
+}

@@ -1,0 +1,117 @@
+package org.nccl4j.core.topo.xml;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+
+class XmlReaderWriterTest {
+    static String resource(String name) {
+        try (InputStream in = XmlReaderWriterTest.class.getResourceAsStream("/topo/" + name)) {
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Stream<String> topologies() {
+        return Stream.of("1v100_1nic100g.xml", "dgx1v.xml", "dgxa100.xml", "p9_4gpu.xml", "pcie8_intel.xml");
+    }
+
+    private static TopoXml read(String text) {
+        return XmlReader.readTopology(text.getBytes(StandardCharsets.ISO_8859_1), TopoDialect.NCCL);
+    }
+
+    @ParameterizedTest
+    @MethodSource("topologies")
+    void redumpIsIdentical(String file) {
+        String text = resource("topologies/" + file);
+        assertEquals(text, XmlWriter.toText(read(text)));
+    }
+
+    private static void assertRejected(String text, Result result) {
+        NcclException e = assertThrows(NcclException.class, () -> read(text));
+        assertEquals(result, e.result());
+    }
+
+    @Test
+    void rejectsWhatNcclRejects() {
+        assertRejected("<system\tversion=\"1\"/>\n", Result.INTERNAL_ERROR);
+        assertRejected("\t<system version=\"1\"/>\n", Result.INTERNAL_ERROR);
+        assertRejected("<?xml version=\"1.0\"?>\n<system version=\"1\"/>\n", Result.INTERNAL_ERROR);
+        assertRejected("<system version=\"1\">\n  <cpu numaid=\"0\">\n  </system>\n</system>\n", Result.INTERNAL_ERROR);
+        assertRejected("<system version=\"1\">\n", Result.INTERNAL_ERROR);
+        assertRejected("<system version=1/>\n", Result.INTERNAL_ERROR);
+        assertRejected("<system version=\"2\"/>\n", Result.INVALID_USAGE);
+        assertRejected("<system version=\"1\"/>\n<!-- open", Result.INTERNAL_ERROR);
+    }
+
+    @Test
+    void acceptsCommentsDropsUnknownElementsAndExtraAttributes() {
+        StringBuilder attrs = new StringBuilder();
+        for (int i = 0; i < 20; i++) {
+            attrs.append(" a").append(i).append("=\"").append(i).append('"');
+        }
+        TopoXml xml = read("<!-- header -->\n<system version=\"1\">\n  <foo x=\"1\">\n    <bar/>\n  </whatever>\n"
+                + "  <cpu numaid=\"0\"" + attrs + "/>\n</system>\n");
+        XmlNode system = xml.root();
+        assertEquals("system", system.name());
+        assertEquals(1, system.subs().size());
+        XmlNode cpu = system.subs().getFirst();
+        assertEquals(TopoXml.MAX_ATTR_COUNT, cpu.attrCount());
+        assertEquals("14", cpu.attr("a14"));
+        assertNull(cpu.attr("a15"));
+        // Two spaces make an empty attribute; a '-quoted value ends at a double quote.
+        XmlNode n = read("<system version=\"1\"  name='x\"/>\n").root();
+        assertEquals("", n.key(1));
+        assertEquals("x", n.attr("name"));
+    }
+
+    @Test
+    void rcclDialectNeedsVersion2() {
+        TopoXml xml = XmlReader.readTopology("<system version=\"2\"/>\n".getBytes(StandardCharsets.ISO_8859_1), TopoDialect.RCCL);
+        assertEquals("2", xml.root().attr("version"));
+    }
+
+    @Test
+    void cNumbersMatchC() {
+        assertEquals("5000", CNum.formatG(5000f));
+        assertEquals("264", CNum.formatG(264f));
+        assertEquals("0.24", CNum.formatG(0.24f));
+        assertEquals("2.4", CNum.formatG(2.4f));
+        assertEquals("12", CNum.formatG(12f));
+        assertEquals("24", CNum.formatG(24f));
+        assertEquals("21", CNum.formatG(21f));
+        assertEquals("22", CNum.formatG(22f));
+        assertEquals("12.5", CNum.formatG(12.5f));
+        assertEquals("0.1", CNum.formatG(0.1f));
+        assertEquals("1e+06", CNum.formatG(1e6));
+        assertEquals("123456", CNum.formatG(123456.5)); // exact tie: glibc rounds half to even
+        assertEquals("1.23457e+06", CNum.formatG(1234567));
+        assertEquals("123457", CNum.formatG(123456.51));
+        assertEquals("0.0001", CNum.formatG(0.0001));
+        assertEquals("1e-05", CNum.formatG(0.00001));
+        assertEquals("0", CNum.formatG(0));
+        assertEquals(8, CNum.strtol("010", 0));
+        assertEquals(16, CNum.strtol("0x10", 0));
+        assertEquals(-5, CNum.strtol(" -5z", 0));
+        assertEquals(0, CNum.strtol("x", 0));
+        assertEquals(0.24f, CNum.strtof("0.24abc"));
+        assertEquals(0x7000, CNum.busIdToInt64("0000:07:00.0"));
+        assertEquals("0000:07:00.0", CNum.int64ToBusId(0x7000));
+        assertEquals(3f, CNum.roundf(2.5f));
+        assertEquals(0, KvDict.PCI_CLASS.toInt("0x030200"));
+        assertEquals(60, KvDict.PCI_GEN.toInt("8.0 GT/s PCIe"));
+        assertEquals(120, KvDict.PCI_GEN.toInt("16 GT/s"));
+    }
+}
