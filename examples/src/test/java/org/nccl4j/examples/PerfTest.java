@@ -49,18 +49,20 @@ class PerfTest {
             assertTrue(lines.get(4 + rank).matches(String.format(
                     "#  Rank %2d Group  0 Pid %6d on +\\S+ device %2d \\[.*\\] host", rank, pid, rank)), lines.get(4 + rank));
         }
-        assertEquals("# Algo Ring Proto Simple", lines.get(6));
+        assertEquals("# algo: the tuning model's algorithm/protocol/channels per size (NCCL_ALGO, NCCL_PROTO restrict it)",
+                lines.get(6));
         assertEquals("#", lines.get(7));
         // nccl-tests' column header, byte for byte (src/util.cu writeResultHeader), trailing blanks included.
         assertEquals("#                                                              out-of-place                       in-place          ",
                 lines.get(8));
-        assertEquals("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ",
+        assertEquals("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  algo",
                 lines.get(9));
         assertEquals("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         ",
                 lines.get(10));
         // First row: %12li  %12li  %8s  %6s  %6i, then twice "  %7s  %6s  %6s  %6g".
         assertTrue(lines.get(11).matches("           8             2     float     sum      -1"
-                + "(  [ .0-9e+]{7}  [ .0-9e+]{6}  [ .0-9e+]{6}       0){2}"), lines.get(11));
+                + "(  [ .0-9e+]{7}  [ .0-9e+]{6}  [ .0-9e+]{6}       0){2}  (Ring|Tree)/(LL|LL128|Simple)/[0-9]+"),
+                lines.get(11));
         PerfTable t = PerfTable.parse(lines);
         t.assertCleanSweep(8, 1 << 20);
         assertEquals(262144, t.rows().getLast().count());

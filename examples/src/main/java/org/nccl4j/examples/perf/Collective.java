@@ -7,6 +7,7 @@ import org.nccl4j.Completion;
 import org.nccl4j.Nccl;
 import org.nccl4j.RedOp;
 import org.nccl4j.Stream;
+import org.nccl4j.core.enqueue.CollOp;
 
 /**
  * The collectives {@code nccl4j perf} measures, each with nccl-tests' buffer sizes and bandwidth
@@ -131,12 +132,17 @@ public enum Collective {
     }
 
     /**
-     * @return the algorithm and protocol this collective runs with, for the report. nccl4j's
-     *     collectives run Ring/Simple until the tuning model (topology issue) chooses per size;
-     *     point-to-point has no algorithm.
+     * @return NCCL's function of this test, or {@code null} for the point-to-point tests
      */
-    public String algoProto() {
-        return this == SENDRECV || this == ALLTOALL ? "Algo P2P Proto Simple" : "Algo Ring Proto Simple";
+    public CollOp.Func func() {
+        return switch (this) {
+            case ALLREDUCE -> CollOp.Func.ALL_REDUCE;
+            case BROADCAST -> CollOp.Func.BROADCAST;
+            case REDUCE -> CollOp.Func.REDUCE;
+            case ALLGATHER -> CollOp.Func.ALL_GATHER;
+            case REDUCESCATTER -> CollOp.Func.REDUCE_SCATTER;
+            case SENDRECV, ALLTOALL -> null;
+        };
     }
 
     /**

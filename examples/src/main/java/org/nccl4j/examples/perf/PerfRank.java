@@ -13,6 +13,8 @@ import org.nccl4j.DataType;
 import org.nccl4j.Device;
 import org.nccl4j.RedOp;
 import org.nccl4j.Stream;
+import org.nccl4j.core.comm.CoreCommunicator;
+import org.nccl4j.core.enqueue.CollOp;
 import org.nccl4j.core.host.HostIdentity;
 
 /**
@@ -66,6 +68,20 @@ public final class PerfRank implements AutoCloseable {
     }
 
     private static final int JIT_WARMUP_OPS = 30_000;
+
+    /** What the tuning model picks for one call of this size, as {@code Ring/LL/1}. */
+    private String algo(ByteCounts c, ElementType type, RedOp op) {
+        CollOp.Func func = s.coll().func();
+        if (func == null) {
+            return "P2P/Simple/1";
+        }
+        CollOp probe = new CollOp(func, send, recv, c.paramCount(), type.type(), op, s.root());
+        CollOp chosen = ((CoreCommunicator) comm).engine().choose(probe);
+        if (chosen.algorithm() == null) {
+            return "-";
+        }
+        return chosen.algorithm().ncclName() + "/" + chosen.protocol().ncclName() + "/" + chosen.nChannels();
+    }
     private boolean jitWarmed;
 
     /**
@@ -77,7 +93,8 @@ public final class PerfRank implements AutoCloseable {
         List<String> devices = gatherDeviceLines();
         print(PerfReport.preamble(s));
         print(devices);
-        print(List.of("# " + s.coll().algoProto(), "#"));
+        print(List.of("# algo: the tuning model's algorithm/protocol/channels per size (NCCL_ALGO, NCCL_PROTO restrict it)",
+                "#"));
         print(PerfReport.COLUMN_HEADER);
         for (ElementType type : s.types()) {
             if (s.coll().showsRedop()) {
@@ -116,7 +133,7 @@ public final class PerfRank implements AutoCloseable {
                     type.testName(), opName, root);
             row += benchTime(data, c, type, op, false);
             row += benchTime(data, c, type, op, true);
-            print(List.of(row));
+            print(List.of(row + "  " + algo(c, type, op)));
             if (s.next(size) <= size) {
                 break;
             }

@@ -15,7 +15,7 @@ public final class PerfReport {
                     "", "", "", "", ""),
             String.format(Locale.ROOT, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %s",
                     "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-                    "time", "algbw", "busbw", "#wrong", ""),
+                    "time", "algbw", "busbw", "#wrong", " algo"),
             String.format(Locale.ROOT, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %s",
                     "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", ""));
 

@@ -65,7 +65,7 @@ class ProcessMatrixTest {
     @MethodSource("protocols")
     void algorithmAndProtocol(String transport, String algo, String proto) {
         boolean shm = transport.equals("SHM");
-        int nranks = shm ? 3 : 2;
+        int nranks = 2; // three ranks (a tree's middle node) run in ProtocolMatrixTest
         // Tree runs AllReduce only: its sample is AllReduce cases.
         String[] args = RankJvms.matrixArgs(algo.equals("Tree") ? 4 : 6);
         if (algo.equals("Tree")) {
@@ -94,6 +94,28 @@ class ProcessMatrixTest {
             for (int r = 0; r < 2; r++) {
                 assertTrue(RankJvms.lines(out, r, "INIT rank " + r + " of 2 nodes 2 ").size() == 1, RankJvms.all(out));
             }
+        }
+    }
+
+    /**
+     * Tree AllReduce across 4 network-namespace hosts: NCCL's double binary tree gives rank 2 two
+     * children (1 and 3) in tree 0, so every protocol's multi-peer reduce and broadcast run.
+     */
+    @ParameterizedTest(name = "Tree {0} across 4 hosts")
+    @ValueSource(strings = {"LL", "LL128", "Simple"})
+    void treeAcrossFourNetnsHosts(String proto) throws IOException {
+        String why = NetnsHosts.unavailableReason();
+        assumeTrue(why == null, why);
+        try (NetnsHosts h = NetnsHosts.create(4)) {
+            String[] args = Stream.concat(Stream.of(RankJvms.matrixArgs(3)), Stream.of("only=allreduce"))
+                    .toArray(String[]::new);
+            LocalLauncher l = RankJvms.launcher(args).env("NCCL_COMM_ID", h.address(0) + ":29522")
+                    .env("NCCL_ALGO", "Tree").env("NCCL_PROTO", proto)
+                    .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT").wrapper(h::wrap);
+            LocalLauncher.Outcome out = RankJvms.run(l, 4, 4, null, TIMEOUT);
+            assertMatrixPassed(out, 4);
+            assertTrue(RankJvms.lines(out, 2, "").stream().anyMatch(x -> x.contains("Trees [0] 1/3/-1->2->0")),
+                    RankJvms.all(out));
         }
     }
 

@@ -3,7 +3,7 @@ package org.nccl4j.core.enqueue;
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
-import org.nccl4j.core.kernel.Algorithm;
+import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.transport.Protocol;
 
 /**
@@ -19,9 +19,10 @@ import org.nccl4j.core.transport.Protocol;
  * @param root      root rank, or -1
  * @param algorithm how it runs, or {@code null} until chosen
  * @param protocol  with which protocol, or {@code null} until chosen
+ * @param nChannels on how many channels (0 until chosen)
  */
 public record CollOp(Func func, MemorySegment in, MemorySegment out, long count, DataType type, RedOp op, int root,
-                     Algorithm algorithm, Protocol protocol) {
+                     Algorithm algorithm, Protocol protocol, int nChannels) {
     /**
      * A collective whose algorithm and protocol are not chosen yet.
      *
@@ -34,16 +35,17 @@ public record CollOp(Func func, MemorySegment in, MemorySegment out, long count,
      * @param root  root rank, or -1
      */
     public CollOp(Func func, MemorySegment in, MemorySegment out, long count, DataType type, RedOp op, int root) {
-        this(func, in, out, count, type, op, root, null, null);
+        this(func, in, out, count, type, op, root, null, null, 0);
     }
 
     /**
-     * @param a the algorithm
-     * @param p the protocol
+     * @param a  the algorithm
+     * @param p  the protocol
+     * @param nc the channels
      * @return this collective, to run with them
      */
-    public CollOp with(Algorithm a, Protocol p) {
-        return new CollOp(func, in, out, count, type, op, root, a, p);
+    public CollOp with(Algorithm a, Protocol p, int nc) {
+        return new CollOp(func, in, out, count, type, op, root, a, p, nc);
     }
 
     /** NCCL's function ids. */

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.kernel.ChannelPlan;
 import org.nccl4j.core.kernel.Engine;
-import org.nccl4j.core.kernel.ParamAlgoChooser;
+import org.nccl4j.core.topo.connect.Channel;
+import org.nccl4j.core.topo.connect.ChannelTopology;
+import org.nccl4j.core.topo.tuning.TuningProfile;
 import org.nccl4j.core.kernel.Waiter;
 import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.transport.BuffSizes;
@@ -204,36 +206,23 @@ public final class CommInit {
     }
 
     /**
-     * Builds the provisional rings (until the topology port: rank order within each node, nodes
-     * chained) and connects them ({@code initTransportsRank}'s ring setup).
+     * Runs the topology part of init ({@link TopologySetup}) and connects the channels it
+     * produced: rings and trees ({@code initTransportsRank}'s P2pSetup of the ring and tree
+     * graphs), with the tuning model choosing each call's algorithm and protocol.
      */
     private static Engine connectEngine(int rank, List<PeerInfo> peers, RankLayout layout, Config config,
                                         NetSelection net, Bootstrap bootstrap, AbortFlag abort, Arena arena,
                                         AtomicReference<Proxy> proxy, AtomicReference<NcclException> asyncError,
                                         long commId, Deadline deadline) {
-        int n = peers.size();
-        Integer[] order = new Integer[n];
-        for (int r = 0; r < n; r++) {
-            order[r] = r;
-        }
-        int[] nodeOf = layout.nodeOfRank();
-        java.util.Arrays.sort(order, (a, b) -> nodeOf[a] != nodeOf[b] ? Integer.compare(nodeOf[a], nodeOf[b])
-                : Integer.compare(a, b));
         BuffSizes buffs = BuffSizes.of(config);
-        int channels = (int) Math.max(1, Math.max(config.integer(Params.MIN_NCHANNELS),
-                Math.min(config.integer(Params.MAX_NCHANNELS), 32)));
-        // Until the topology's rings and trees are wired in: the ring in rank order per node, nodes
-        // chained; the tree a chain in ring order from the ring's first rank.
-        int pos = java.util.Arrays.asList(order).indexOf(rank);
-        int[] ring = new int[n];
-        for (int k = 0; k < n; k++) {
-            ring[k] = order[(pos + k) % n];
-        }
-        int up = pos > 0 ? order[pos - 1] : -1;
-        int[] down = pos < n - 1 ? new int[] {order[pos + 1]} : new int[0];
+        TuningProfile profile = DeviceProfiles.of(peers);
+        TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, layout, net, bootstrap, profile, deadline);
+        ChannelTopology channels = topo.channels();
         List<ChannelPlan> plans = new ArrayList<>();
-        for (int c = 0; c < channels; c++) {
-            plans.add(new ChannelPlan(c, ring, up, down, n - 1));
+        for (int c = 0; c < channels.nChannels; c++) {
+            Channel ch = channels.channel(c);
+            int[] down = java.util.Arrays.stream(ch.tree.down).filter(d -> d >= 0).toArray();
+            plans.add(new ChannelPlan(c, ch.ring.userRanks, ch.tree.up, down, ch.tree.depth));
         }
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
@@ -247,10 +236,7 @@ public final class CommInit {
         boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
         Waiter waiter = new Waiter(abort, asyncError::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
                 oversubscribed);
-        Engine e = Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
-                new ParamAlgoChooser(config), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
-        Log.info(Subsys.INIT, "%d coll channels, ring %s, tree up %d down %s", channels, java.util.Arrays.toString(ring),
-                up, java.util.Arrays.toString(down));
-        return e;
+        return Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
+                new ModelAlgoChooser(topo.model()), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
     }
 }

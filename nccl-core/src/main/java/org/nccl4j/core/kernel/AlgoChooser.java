@@ -1,5 +1,6 @@
 package org.nccl4j.core.kernel;
 
+import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.enqueue.CollOp;
 import org.nccl4j.core.transport.Protocol;
 
@@ -17,16 +18,18 @@ public interface AlgoChooser {
     Choice choose(CollOp op, int nranks);
 
     /**
-     * An algorithm and a protocol.
+     * An algorithm, a protocol and how many of the communicator's channels run the call.
      *
      * @param algorithm the algorithm
      * @param protocol  the protocol
+     * @param nChannels channels for this call (NCCL lowers it for small calls), at least 1
      */
-    record Choice(Algorithm algorithm, Protocol protocol) {
-        /** Both are required. */
+    record Choice(Algorithm algorithm, Protocol protocol, int nChannels) {
+        /** All are required. */
         public Choice {
-            if (algorithm == null || protocol == null) {
-                throw new IllegalArgumentException("algorithm and protocol are required: " + algorithm + "/" + protocol);
+            if (algorithm == null || protocol == null || nChannels < 1) {
+                throw new IllegalArgumentException("algorithm, protocol and channels are required: " + algorithm + "/"
+                        + protocol + "/" + nChannels);
             }
         }
     }

@@ -1,5 +1,6 @@
 package org.nccl4j.core.kernel;
 
+import org.nccl4j.core.topo.tuning.Algorithm;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -192,11 +193,11 @@ public final class Engine implements AutoCloseable {
      * @return it, with the choice made
      */
     public CollOp choose(CollOp op) {
-        if (op.algorithm() != null && op.protocol() != null) {
+        if (op.algorithm() != null && op.protocol() != null && op.nChannels() > 0) {
             return op;
         }
         AlgoChooser.Choice c = chooser.choose(op, ctx.nranks());
-        return op.with(c.algorithm(), c.protocol());
+        return op.with(c.algorithm(), c.protocol(), Math.min(c.nChannels(), channels.size()));
     }
 
     /**
@@ -230,18 +231,19 @@ public final class Engine implements AutoCloseable {
             copyLocal(op);
             return;
         }
-        if (channels.size() == 1) {
-            runChannel(op, 0);
+        int nc = op.nChannels() > 0 ? Math.min(op.nChannels(), channels.size()) : channels.size();
+        if (nc == 1) {
+            runChannel(op, 0, 1);
             return;
         }
         List<CompletableFuture<Void>> others = new ArrayList<>();
-        for (int c = 1; c < channels.size(); c++) {
+        for (int c = 1; c < nc; c++) {
             int bid = c;
-            others.add(CompletableFuture.runAsync(() -> runChannel(op, bid), workers));
+            others.add(CompletableFuture.runAsync(() -> runChannel(op, bid, nc), workers));
         }
         RuntimeException first = null;
         try {
-            runChannel(op, 0);
+            runChannel(op, 0, nc);
         } catch (RuntimeException e) {
             first = e;
             ctx.abort().set("channel 0 failed: " + e.getMessage());
@@ -260,14 +262,13 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private void runChannel(CollOp op, int bid) {
+    private void runChannel(CollOp op, int bid, int nc) {
         Channel ch = channels.get(bid);
         Protocol proto = op.protocol();
         int ts = op.type().size();
         boolean bytes = op.func() == CollOp.Func.BROADCAST || op.func() == CollOp.Func.ALL_GATHER;
         Reducer reducer = bytes ? null : Reducer.of(op.type(), op.op(), ctx.nranks());
         int unit = bytes ? 1 : ts;
-        int nc = channels.size();
         int stepBytes = ctx.buffs().stepSize(proto);
         if (op.algorithm() == Algorithm.TREE) {
             Prims up = new Prims(ch.downRecv, ch.upSend == null ? new Conn[0] : new Conn[] {ch.upSend}, reducer, ts,

@@ -26,6 +26,11 @@ public enum Protocol {
         this.ncclName = ncclName;
     }
 
+    /** @return NCCL's code ({@code NCCL_PROTO_LL} = 0 .. {@code NCCL_PROTO_SIMPLE} = 2) */
+    public int code() {
+        return ordinal();
+    }
+
     /** @return the name NCCL uses ({@code NCCL_PROTO} values, logs) */
     public String ncclName() {
         return ncclName;

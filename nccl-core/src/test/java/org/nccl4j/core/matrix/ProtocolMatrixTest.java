@@ -18,7 +18,7 @@ import org.nccl4j.Nccl;
 import org.nccl4j.RedOp;
 import org.nccl4j.core.comm.CoreCommunicator;
 import org.nccl4j.core.enqueue.CollOp;
-import org.nccl4j.core.kernel.Algorithm;
+import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.transport.Protocol;
 
 /**
@@ -30,10 +30,9 @@ import org.nccl4j.core.transport.Protocol;
 class ProtocolMatrixTest {
     static Stream<Arguments> combos() {
         List<Arguments> a = new ArrayList<>();
-        for (Algorithm algo : Algorithm.values()) {
+        for (Algorithm algo : List.of(Algorithm.TREE, Algorithm.RING)) {
             for (Protocol proto : Protocol.values()) {
-                a.add(Arguments.of(algo, proto, 2, 1));
-                a.add(Arguments.of(algo, proto, 4, 2));
+                a.add(Arguments.of(algo, proto, 3, 2));
             }
         }
         return a.stream();

@@ -9,7 +9,6 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
-import org.nccl4j.core.topo.xml.TopoDialect;
 import org.nccl4j.core.topo.xml.TopoXml;
 import org.nccl4j.core.topo.xml.XmlNode;
 import org.nccl4j.core.topo.xml.XmlReader;
@@ -111,7 +110,8 @@ public final class TopoDetector {
             return new TopoXml();
         }
         Log.info(Subsys.GRAPH, "Loading topology file %s", file);
-        return XmlReader.readTopology(p, TopoDialect.NCCL);
+        // NCCL's or RCCL's dialect, as the file's <system version> says.
+        return XmlReader.readTopology(p);
     }
 
     /** {@code ncclTopoFillNet}: a NIC on its PCI device, or on the first CPU when it is virtual. */

@@ -36,7 +36,6 @@ import org.nccl4j.core.topo.tuning.TuningModel;
 import org.nccl4j.core.topo.tuning.TuningPrinter;
 import org.nccl4j.core.topo.tuning.TuningProfile;
 import org.nccl4j.core.topo.xml.CNum;
-import org.nccl4j.core.topo.xml.TopoDialect;
 import org.nccl4j.core.topo.xml.XmlReader;
 
 /**
@@ -57,8 +56,16 @@ public final class TopoSimulator {
      * @param tree        its tree graph
      * @param collNet     its CollNet graph
      * @param searchNanos time spent in paths, trim and the three searches
+     * @param channels    its connection plan after Postset: {@code nChannels}, then per channel the
+     *                    ring's prev/next and the tree's up/down
+     * @param rings       Postset's rings ({@code rings[c * nRanks + i]}, the order of the {@code RING} lines)
      */
     public record RankState(int rank, TopoSystem system, int localRanks, TopoGraph ring, TopoGraph tree, TopoGraph collNet,
+                            long searchNanos, ChannelTopology channels, int[] rings) {
+    }
+
+    /** Step 2's result for one rank, before connection. */
+    private record Searched(int rank, TopoSystem system, int localRanks, TopoGraph ring, TopoGraph tree, TopoGraph collNet,
                             long searchNanos) {
     }
 
@@ -68,7 +75,7 @@ public final class TopoSimulator {
     /**
      * Runs the simulation and prints its lines.
      *
-     * @param xml    an NCCL topology file
+     * @param xml    a topology file, NCCL's ({@code version="1"}) or RCCL's ({@code version="2"}) dialect
      * @param nNodes the number of nodes
      * @param env    the {@code NCCL_*} variables of the run (the only configuration source)
      * @param out    where the lines go
@@ -105,7 +112,7 @@ public final class TopoSimulator {
 
         // Step 2: paths, trim, search.
         int crossNic = (int) config.integer(Params.CROSS_NIC);
-        List<RankState> states = new ArrayList<>();
+        List<Searched> searched = new ArrayList<>();
         for (int r = 0; r < nRanks; r++) {
             long t0 = System.nanoTime();
             TopoSystem system = systems[r];
@@ -128,7 +135,7 @@ public final class TopoSimulator {
                 printGraph(out, system, "TREE", tree);
                 printGraph(out, system, "COLLNET", collNet);
             }
-            states.add(new RankState(r, system, localRanks, ring, tree, collNet, t1 - t0));
+            searched.add(new Searched(r, system, localRanks, ring, tree, collNet, t1 - t0));
         }
 
         // Step 2 (end): collNetSupport = 0, graph info, nChannels = min(tree, ring), Preset.
@@ -136,7 +143,7 @@ public final class TopoSimulator {
         RankConnectInfo[] all = new RankConnectInfo[nRanks];
         int minCompCap = Integer.MAX_VALUE;
         int maxCompCap = Integer.MIN_VALUE;
-        for (RankState s : states) {
+        for (Searched s : searched) {
             comms[s.rank()] = new ChannelTopology(s.rank(), nRanks, s.localRanks());
             comms[s.rank()].collNetSupport = 0;
             all[s.rank()] = TopoConnect.preset(comms[s.rank()], s.tree(), s.ring(), s.collNet());
@@ -145,9 +152,12 @@ public final class TopoSimulator {
             maxCompCap = Math.max(maxCompCap, cc[1]);
         }
         // Step 3: node detection, alignment, Postset; rank 0 also prints P2P and the tuning model.
-        for (RankState s : states) {
+        List<RankState> states = new ArrayList<>();
+        for (Searched s : searched) {
             ChannelTopology comm = comms[s.rank()];
             int[] rings = TopoConnect.postset(comm, all, s.tree(), s.ring(), s.collNet(), config);
+            states.add(new RankState(s.rank(), s.system(), s.localRanks(), s.ring(), s.tree(), s.collNet(), s.searchNanos(),
+                    comm, rings));
             for (String l : ConnectPrinter.lines(comm, rings, s.rank() == 0)) {
                 print(out, l);
             }
@@ -177,7 +187,8 @@ public final class TopoSimulator {
     }
 
     private static TopoSystem load(byte[] content, int node, int gpusPerNode) {
-        TopoSystem s = TopoSystemBuilder.build(XmlReader.readTopology(content, TopoDialect.NCCL));
+        // NCCL_TOPO_FILE's reading: the <system> version picks NCCL's or RCCL's dialect.
+        TopoSystem s = TopoSystemBuilder.build(XmlReader.readTopology(content));
         for (TopoNode gpu : s.nodes(NodeType.GPU)) {
             gpu.rank += node * gpusPerNode;
         }

@@ -32,13 +32,14 @@ public final class TopoSystemBuilder {
     }
 
     /**
-     * Builds a system from an NCCL topology document.
+     * Builds a system from a topology document in the dialect its {@code system} version names
+     * ({@link TopoDialect#of(TopoXml)}: NCCL's for version 1 or none, RCCL's for version 2).
      *
      * @param xml the document
      * @return the system
      */
     public static TopoSystem build(TopoXml xml) {
-        return build(xml, TopoDialect.NCCL);
+        return build(xml, TopoDialect.of(xml));
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.nccl4j.core.topo.tuning;
 
+import org.nccl4j.core.transport.Protocol;
+
 /**
  * The outcome of {@link AlgoSelector#select}: how one collective call runs.
  *

@@ -1,5 +1,7 @@
 package org.nccl4j.core.topo.tuning;
 
+import org.nccl4j.core.transport.Protocol;
+
 /**
  * The constant tables of the tuning model: base latencies, per-hop latencies by link kind, LL
  * and tree bandwidth caps and the tree correction factors. {@link #NCCL_GPU} holds NCCL

@@ -22,6 +22,31 @@ public enum TopoDialect {
         this.linkElement = linkElement;
     }
 
+    /**
+     * The dialect a topology document is written in, from its {@code system} element's
+     * {@code version}: RCCL's for {@code 2}, NCCL's otherwise (which then rejects any version but
+     * {@code 1}, as NCCL does).
+     *
+     * @param version the {@code version} attribute of the {@code system} element
+     * @return the dialect
+     */
+    public static TopoDialect ofVersion(int version) {
+        return version == RCCL.version ? RCCL : NCCL;
+    }
+
+    /**
+     * The dialect of a parsed topology document ({@link #ofVersion} of its {@code system}
+     * element); NCCL's for a document without one or without a version.
+     *
+     * @param xml a topology document
+     * @return the dialect
+     */
+    public static TopoDialect of(TopoXml xml) {
+        XmlNode system = xml.findTag("system");
+        String version = system == null ? null : system.attr("version");
+        return version == null ? NCCL : ofVersion(system.attrInt("version"));
+    }
+
     /** @return the {@code version} attribute the {@code system} element must carry */
     public int version() {
         return version;

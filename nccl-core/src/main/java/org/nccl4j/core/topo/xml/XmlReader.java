@@ -36,13 +36,44 @@ public final class XmlReader {
     private final byte[] buf;
     private int pos;
     private final TopoXml xml = new TopoXml();
-    private final Schema schema;
-    private final TopoDialect dialect;
+    private Schema schema;
+    private TopoDialect dialect;
+    /** Whether the {@code system} element's version picks {@link #dialect} (and {@link #schema}). */
+    private final boolean autoDialect;
 
-    private XmlReader(byte[] buf, Schema schema, TopoDialect dialect) {
+    private XmlReader(byte[] buf, Schema schema, TopoDialect dialect, boolean autoDialect) {
         this.buf = buf;
         this.schema = schema;
         this.dialect = dialect;
+        this.autoDialect = autoDialect;
+    }
+
+    /**
+     * Reads a topology file in whichever dialect its {@code system} element's {@code version}
+     * names ({@link TopoDialect#ofVersion}); {@link TopoDialect#of(TopoXml)} tells the result's.
+     *
+     * @param file the file
+     * @return the document
+     * @throws NcclException SYSTEM_ERROR if the file cannot be read, INTERNAL_ERROR for syntax
+     *                       errors, INVALID_USAGE for a version other than 1 or 2
+     */
+    public static TopoXml readTopology(Path file) {
+        Log.info(Subsys.GRAPH, "Loading topology file %s", file);
+        return readTopology(read(file, "topology"));
+    }
+
+    /**
+     * Reads a topology document from bytes in whichever dialect its {@code system} element's
+     * {@code version} names.
+     *
+     * @param content the file content
+     * @return the document
+     */
+    public static TopoXml readTopology(byte[] content) {
+        // The schema only differs below <gpu>, and <system> (the root) is read first: it can pick.
+        XmlReader r = new XmlReader(content, topoSchema(TopoDialect.NCCL), TopoDialect.NCCL, true);
+        r.loadSub(null, "");
+        return r.xml;
     }
 
     /**
@@ -67,7 +98,7 @@ public final class XmlReader {
      * @return the document
      */
     public static TopoXml readTopology(byte[] content, TopoDialect dialect) {
-        XmlReader r = new XmlReader(content, topoSchema(dialect), dialect);
+        XmlReader r = new XmlReader(content, topoSchema(dialect), dialect, false);
         r.loadSub(null, "");
         return r.xml;
     }
@@ -90,7 +121,7 @@ public final class XmlReader {
      * @return the document
      */
     public static TopoXml readGraphs(byte[] content) {
-        XmlReader r = new XmlReader(content, GRAPH_SCHEMA, null);
+        XmlReader r = new XmlReader(content, GRAPH_SCHEMA, null, false);
         r.loadSub(null, "");
         return r.xml;
     }
@@ -311,6 +342,10 @@ public final class XmlReader {
     private void handle(XmlNode node) {
         if (node.name().equals("system") && dialect != null) {
             int version = node.attrInt("version");
+            if (autoDialect) {
+                dialect = TopoDialect.ofVersion(version);
+                schema = topoSchema(dialect);
+            }
             if (version != dialect.version()) {
                 throw NcclException.of(Result.INVALID_USAGE, "XML Topology has wrong version " + version + ", "
                         + dialect.version() + " needed", "use a version " + dialect.version() + " topology file");

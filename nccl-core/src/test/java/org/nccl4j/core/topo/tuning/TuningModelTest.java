@@ -1,5 +1,7 @@
 package org.nccl4j.core.topo.tuning;
 
+import org.nccl4j.core.transport.BuffSizes;
+import org.nccl4j.core.transport.Protocol;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -155,9 +157,8 @@ class TuningModelTest {
     @Test
     void buffSizesDefaultPerProtocolAndArch() {
         Config unset = config("NCCL_BUFFSIZE", "-2");
-        assertEquals(new BuffSizes(524288, 4915200, 4194304), BuffSizes.compute(unset, CpuType.ARCH_X86));
-        assertEquals(1 << 20, BuffSizes.compute(unset, CpuType.ARCH_ARM).simple());
-        assertEquals(65536, BuffSizes.compute(config("NCCL_LL_BUFFSIZE", "65536"), CpuType.ARCH_X86).of(Protocol.LL));
+        assertEquals(new BuffSizes(524288, 4915200, 4194304), BuffSizes.of(unset));
+        assertEquals(65536, BuffSizes.of(config("NCCL_LL_BUFFSIZE", "65536")).size(Protocol.LL));
     }
 
     @Test
