@@ -1,9 +1,12 @@
 package org.nccl4j.examples;
 
 import java.io.PrintStream;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.topo.sim.TopoSimulator;
@@ -17,16 +20,22 @@ import picocli.CommandLine.Parameters;
         subcommands = {TopoCommand.Sim.class, TopoCommand.Show.class})
 final class TopoCommand {
 
-    /** {@code nccl4j topo sim <topology.xml> <nodes>}. */
+    /** {@code nccl4j topo sim [--repeat N] <topology.xml> <nodes>}. */
     @Command(name = "sim", mixinStandardHelpOptions = true,
             description = "Replay NCCL v2.10.3's topology, search, connect and tuning for every rank of an N-node job "
                     + "built from one topology XML and print what they compute (NCCL_* variables apply).")
     static final class Sim implements Callable<Integer> {
-        @Parameters(index = "0", description = "NCCL topology XML (NCCL_TOPO_FILE format)")
+        @Parameters(index = "0", description = "topology XML (NCCL_TOPO_FILE format; NCCL's version 1 or RCCL's version 2)")
         Path xml;
 
         @Parameters(index = "1", description = "number of nodes")
         int nodes;
+
+        @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
+                description = "run the simulation N times (output printed once) and print each run's per-rank "
+                        + "search time (paths, trim, three graph searches: mean and max) to stderr; the last runs "
+                        + "give the JIT-warm figure (default ${DEFAULT-VALUE}: no timing)")
+        int repeat;
 
         @Override
         public Integer call() {
@@ -38,11 +47,21 @@ final class TopoCommand {
                 System.err.println("nccl4j topo sim: nodes must be at least 1, not " + nodes);
                 return 2;
             }
+            if (repeat < 1) {
+                System.err.println("nccl4j topo sim: --repeat must be at least 1, not " + repeat);
+                return 2;
+            }
             PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
                     StandardCharsets.UTF_8);
             try {
-                TopoSimulator.run(xml, nodes, System.getenv(), out);
-                out.flush();
+                for (int run = 1; run <= repeat; run++) {
+                    List<TopoSimulator.RankState> states = TopoSimulator.run(xml, nodes, System.getenv(),
+                            run == 1 ? out : Writer.nullWriter());
+                    out.flush();
+                    if (repeat > 1) {
+                        System.err.println(timingLine(run, states));
+                    }
+                }
                 return 0;
             } catch (NcclException e) {
                 out.flush();
@@ -50,6 +69,24 @@ final class TopoCommand {
                 return 1;
             }
         }
+    }
+
+    /**
+     * @param run    the run's number, from 1
+     * @param states its ranks
+     * @return {@code TIMING run=i ranks=R search/rank mean=.. ms max=.. ms (rank r)}
+     */
+    static String timingLine(int run, List<TopoSimulator.RankState> states) {
+        long sum = 0;
+        TopoSimulator.RankState slowest = states.get(0);
+        for (TopoSimulator.RankState s : states) {
+            sum += s.searchNanos();
+            if (s.searchNanos() > slowest.searchNanos()) {
+                slowest = s;
+            }
+        }
+        return String.format(Locale.ROOT, "TIMING run=%d ranks=%d search/rank mean=%.3f ms max=%.3f ms (rank %d)", run,
+                states.size(), sum / 1e6 / states.size(), slowest.searchNanos() / 1e6, slowest.rank());
     }
 
     /** {@code nccl4j topo show [--nranks N]}. */

@@ -15,7 +15,7 @@ import org.nccl4j.core.topo.xml.XmlNode;
 final class HostDevices {
     /** The host backend's name. */
     static final String BACKEND = "host";
-    private static final String LINK_SPEED = "8.0 GT/s PCIe";
+    private static final String LINK_SPEED = "8 GT/s";
     private static final String LINK_WIDTH = "16";
 
     private HostDevices() {

@@ -55,13 +55,28 @@ public final class TopoSimulator {
      * @param ring        its ring graph
      * @param tree        its tree graph
      * @param collNet     its CollNet graph
-     * @param searchNanos time spent in paths, trim and the three searches
+     * @param searchNanos time spent in paths, trim and the three searches (without the searches for
+     *                    ranks that reused their node's graphs, see {@link SearchMode#ONCE_PER_NODE})
      * @param channels    its connection plan after Postset: {@code nChannels}, then per channel the
      *                    ring's prev/next and the tree's up/down
      * @param rings       Postset's rings ({@code rings[c * nRanks + i]}, the order of the {@code RING} lines)
      */
     public record RankState(int rank, TopoSystem system, int localRanks, TopoGraph ring, TopoGraph tree, TopoGraph collNet,
                             long searchNanos, ChannelTopology channels, int[] rings) {
+    }
+
+    /** How many ranks run the three graph searches. */
+    public enum SearchMode {
+        /** Every rank searches its own system, as NCCL does (the timings mean something). */
+        EVERY_RANK,
+        /**
+         * The first rank of each node searches; the node's other ranks whose trimmed system
+         * keeps the same GPUs and NETs take copies of its graphs. Same output: those ranks load
+         * the same bytes with the same rank shift and compute paths from the same peers, and the
+         * search is a deterministic function of the system, the request and the configuration.
+         * Their {@code searchNanos} then only counts paths and trim.
+         */
+        ONCE_PER_NODE
     }
 
     /** Step 2's result for one rank, before connection. */
@@ -82,6 +97,20 @@ public final class TopoSimulator {
      * @return every rank's state, in rank order
      */
     public static List<RankState> run(Path xml, int nNodes, Map<String, String> env, Appendable out) {
+        return run(xml, nNodes, env, out, SearchMode.EVERY_RANK);
+    }
+
+    /**
+     * Runs the simulation and prints its lines.
+     *
+     * @param xml    a topology file, NCCL's ({@code version="1"}) or RCCL's ({@code version="2"}) dialect
+     * @param nNodes the number of nodes
+     * @param env    the {@code NCCL_*} variables of the run (the only configuration source)
+     * @param out    where the lines go
+     * @param mode   whether every rank searches, or one per node and identical system
+     * @return every rank's state, in rank order
+     */
+    public static List<RankState> run(Path xml, int nNodes, Map<String, String> env, Appendable out, SearchMode mode) {
         Map<String, String> vars = new HashMap<>(env);
         // Channel bounds are inputs: unless the run sets them, NCCL's "unset" (-2: 0 and 32 channels).
         vars.putIfAbsent("NCCL_MIN_NCHANNELS", "-2");
@@ -113,6 +142,7 @@ public final class TopoSimulator {
         // Step 2: paths, trim, search.
         int crossNic = (int) config.integer(Params.CROSS_NIC);
         List<Searched> searched = new ArrayList<>();
+        Map<String, Searched> byNodeSystem = new HashMap<>();
         for (int r = 0; r < nRanks; r++) {
             long t0 = System.nanoTime();
             TopoSystem system = systems[r];
@@ -123,19 +153,32 @@ public final class TopoSimulator {
             if (r == 0) {
                 printSystem(out, system);
             }
-            TopoGraph ring = request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
-            GraphSearch.compute(system, ring, config);
-            TopoGraph tree = request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
-            GraphSearch.compute(system, tree, config);
-            TopoGraph collNet = request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
-            GraphSearch.compute(system, collNet, config);
+            String key = (r / gpusPerNode) + "/" + keptDevices(system);
+            Searched same = mode == SearchMode.ONCE_PER_NODE ? byNodeSystem.get(key) : null;
+            TopoGraph ring;
+            TopoGraph tree;
+            TopoGraph collNet;
+            if (same != null) {
+                ring = copy(same.ring());
+                tree = copy(same.tree());
+                collNet = copy(same.collNet());
+            } else {
+                ring = request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
+                GraphSearch.compute(system, ring, config);
+                tree = request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
+                GraphSearch.compute(system, tree, config);
+                collNet = request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
+                GraphSearch.compute(system, collNet, config);
+            }
             long t1 = System.nanoTime();
             if (r == 0) {
                 printGraph(out, system, "RING", ring);
                 printGraph(out, system, "TREE", tree);
                 printGraph(out, system, "COLLNET", collNet);
             }
-            searched.add(new Searched(r, system, localRanks, ring, tree, collNet, t1 - t0));
+            Searched mine = new Searched(r, system, localRanks, ring, tree, collNet, t1 - t0);
+            searched.add(mine);
+            byNodeSystem.putIfAbsent(key, mine);
         }
 
         // Step 2 (end): collNetSupport = 0, graph info, nChannels = min(tree, ring), Preset.
@@ -193,6 +236,26 @@ public final class TopoSimulator {
             gpu.rank += node * gpusPerNode;
         }
         return s;
+    }
+
+    /** The GPUs (by rank) and NETs (by id) a trimmed system kept: what can differ between a node's ranks. */
+    private static String keptDevices(TopoSystem s) {
+        StringBuilder sb = new StringBuilder();
+        for (TopoNode gpu : s.nodes(NodeType.GPU)) {
+            sb.append(gpu.rank).append(',');
+        }
+        sb.append('/');
+        for (TopoNode net : s.nodes(NodeType.NET)) {
+            sb.append(Long.toHexString(net.id)).append(',');
+        }
+        return sb.toString();
+    }
+
+    /** A rank's own copy: connection reads and aligns each rank's graphs in place. */
+    private static TopoGraph copy(TopoGraph g) {
+        TopoGraph c = new TopoGraph();
+        c.copyFrom(g);
+        return c;
     }
 
     private static TopoGraph request(int id, int pattern, int crossNic, int collNet, int min, int max) {

@@ -1,6 +1,7 @@
 package org.nccl4j.core.topo.detection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -9,6 +10,9 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.topo.system.NodeType;
+import org.nccl4j.core.topo.system.TopoSystemBuilder;
+import org.nccl4j.core.topo.xml.TopoDialect;
 import org.nccl4j.core.topo.xml.TopoXml;
 import org.nccl4j.core.topo.xml.XmlWriter;
 import org.nccl4j.net.spi.NetProperties;
@@ -45,10 +49,10 @@ class TopoDetectorTest {
         String expected = """
                 <system version="1">
                   <cpu numaid="0" affinity="0000000f" arch="x86_64" vendor="AuthenticAMD" familyid="143" modelid="49">
-                    <pci busid="40000001092:00:00.0" class="0x030000" link_speed="8.0 GT/s PCIe" link_width="16">
+                    <pci busid="40000001092:00:00.0" class="0x030000" link_speed="8 GT/s" link_width="16">
                       <gpu dev="0" sm="0" rank="0" gdr="0"/>
                     </pci>
-                    <pci busid="40000001092:00:00.1" class="0x030000" link_speed="8.0 GT/s PCIe" link_width="16">
+                    <pci busid="40000001092:00:00.1" class="0x030000" link_speed="8 GT/s" link_width="16">
                       <gpu dev="1" sm="0" rank="1" gdr="0"/>
                     </pci>
                     <pci busid="0000:01:00.0" class="0x060400" vendor="0x15b3" device="0x101b" link_speed="16.0 GT/s PCIe" link_width="16">
@@ -70,5 +74,39 @@ class TopoDetectorTest {
                 </system>
                 """;
         assertEquals(expected, XmlWriter.toText(xml));
+    }
+
+    @Test
+    void readsAnRcclTopoFileInRcclDialect() throws Exception {
+        Path root = FakeSysfs.create(dir.resolve("root"));
+        SysFs sys = new SysFs(root);
+        TopoDetector d = new TopoDetector(sys, CpuIdentity.parse(sys.text("/proc/cpuinfo"), "amd64"));
+        Path file = Path.of(TopoDetectorTest.class.getResource("/topo/rccl/topo_4p1h.xml").toURI());
+        Config config = Config.of(new Properties(), Map.of("NCCL_TOPO_FILE", file.toString()), dir.resolve("none.conf"));
+        TopoXml xml = d.detect(config, 0, List.of(new DetectedRank(0, 7, (1L << 62) | (4242L << 20), "host", 0, 0, false)),
+                List.of());
+        assertEquals(TopoDialect.RCCL, TopoDialect.of(xml));
+        // The file's <xgmi> links were read (NCCL's dialect drops them as unknown elements); its
+        // GPUs are not this host's ranks, so trimming removed them, and the system still builds.
+        assertNotNull(xml.findTag("xgmi"));
+        assertEquals(1, TopoSystemBuilder.build(xml).count(NodeType.GPU));
+    }
+
+    @Test
+    void detectsThisMachineWithTwoHostRanks() {
+        long base = (1L << 62) | (ProcessHandle.current().pid() << 20);
+        int numa = org.nccl4j.core.host.HostIdentity.numaNode();
+        List<DetectedRank> ranks = List.of(new DetectedRank(0, 1, base, "host", 0, numa, false),
+                new DetectedRank(1, 1, base | 1, "host", 1, numa, false));
+        Config config = Config.of(new Properties(), Map.of(), dir.resolve("none.conf"));
+        TopoXml xml = TopoDetector.forHost().detect(config, 0, ranks, List.of());
+        var cpu = xml.findTagKv("cpu", "numaid", Integer.toString(numa));
+        assertEquals("x86_64".equals(CpuIdentity.arch(System.getProperty("os.arch"))), cpu.attr("vendor") != null,
+                XmlWriter.toText(xml));
+        assertEquals(CpuIdentity.arch(System.getProperty("os.arch")), cpu.attr("arch"));
+        assertEquals(2, cpu.subs().stream().filter(n -> n.name().equals("pci")).count(), XmlWriter.toText(xml));
+        var system = org.nccl4j.core.topo.system.TopoSystemBuilder.build(xml);
+        assertEquals(2, system.count(org.nccl4j.core.topo.system.NodeType.GPU));
+        assertEquals(1, system.count(org.nccl4j.core.topo.system.NodeType.CPU));
     }
 }

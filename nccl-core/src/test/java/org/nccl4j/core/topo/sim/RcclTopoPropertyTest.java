@@ -69,7 +69,7 @@ class RcclTopoPropertyTest {
     @MethodSource("cases")
     void ringsAndTreesAreWellFormed(Case c) {
         List<TopoSimulator.RankState> states = TopoSimulator.run(TopoSimGoldenTest.resourcePath("rccl/" + c.model()),
-                c.nNodes(), Map.of(), Writer.nullWriter());
+                c.nNodes(), Map.of(), Writer.nullWriter(), TopoSimulator.SearchMode.ONCE_PER_NODE);
         int nRanks = states.size();
         ChannelTopology[] comms = new ChannelTopology[nRanks];
         for (TopoSimulator.RankState s : states) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Runs {@link TopoSimulator} for every job of {@code topo/golden/MANIFEST.txt} and compares the
- * whole output with NCCL v2.10.3's reference file, byte for byte.
+ * whole output with NCCL v2.10.3's reference file, byte for byte: with every rank searching, as
+ * NCCL does, and with one search per node ({@link TopoSimulator.SearchMode#ONCE_PER_NODE}).
  */
 class TopoSimGoldenTest {
     /** A manifest entry: golden file, environment, topology file, node count. */
@@ -79,6 +80,16 @@ class TopoSimGoldenTest {
         long search = states.stream().mapToLong(TopoSimulator.RankState::searchNanos).sum();
         System.out.printf("TIMING %-42s ranks=%2d total=%7.1f ms, paths+search per rank=%7.2f ms%n", job.file(), states.size(),
                 (t1 - t0) / 1e6, search / 1e6 / states.size());
+        assertEquals(resource("golden/" + job.file()), out.toString());
+    }
+
+    /** The property tests' cheaper mode must print exactly what every rank's own search prints. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jobs")
+    void matchesGoldenSearchingOncePerNode(Job job) {
+        StringBuilder out = new StringBuilder();
+        TopoSimulator.run(resourcePath("topologies/" + job.topology()), job.nNodes(), job.env(), out,
+                TopoSimulator.SearchMode.ONCE_PER_NODE);
         assertEquals(resource("golden/" + job.file()), out.toString());
     }
 }

@@ -84,6 +84,24 @@ class XmlReaderWriterTest {
     }
 
     @Test
+    void theSystemVersionPicksTheDialect() {
+        String gpu = "<system version=\"%d\">\n<cpu>\n<pci busid=\"0000:01:00.0\">\n<gpu dev=\"0\">\n"
+                + "<nvlink target=\"a\"/>\n<xgmi target=\"b\"/>\n</gpu>\n</pci>\n</cpu>\n</system>\n";
+        TopoXml rccl = XmlReader.readTopology(String.format(gpu, 2).getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(TopoDialect.RCCL, TopoDialect.of(rccl));
+        assertEquals("b", rccl.findTag("xgmi").attr("target"));
+        assertNull(rccl.findTag("nvlink"));
+        TopoXml nccl = XmlReader.readTopology(String.format(gpu, 1).getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(TopoDialect.NCCL, TopoDialect.of(nccl));
+        assertEquals("a", nccl.findTag("nvlink").attr("target"));
+        assertNull(nccl.findTag("xgmi"));
+        assertEquals(TopoDialect.NCCL, TopoDialect.of(new TopoXml()));
+        NcclException e = assertThrows(NcclException.class,
+                () -> XmlReader.readTopology(String.format(gpu, 3).getBytes(StandardCharsets.ISO_8859_1)));
+        assertEquals(Result.INVALID_USAGE, e.result());
+    }
+
+    @Test
     void cNumbersMatchC() {
         assertEquals("5000", CNum.formatG(5000f));
         assertEquals("264", CNum.formatG(264f));
