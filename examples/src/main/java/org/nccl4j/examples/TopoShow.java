@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.device.LocalDevice;
@@ -17,6 +19,7 @@ import org.nccl4j.core.param.Config;
 import org.nccl4j.core.topo.detection.DetectedRank;
 import org.nccl4j.core.topo.detection.TopoDetector;
 import org.nccl4j.core.topo.sim.TopoSimulator;
+import org.nccl4j.core.topo.tuning.TuningProfile;
 import org.nccl4j.core.topo.xml.TopoXml;
 import org.nccl4j.core.topo.xml.XmlWriter;
 import org.nccl4j.net.spi.NetException;
@@ -61,7 +64,11 @@ final class TopoShow {
             tmp = Files.createTempFile("nccl4j-topo", ".xml");
             Files.writeString(tmp, text);
             out.println("# what init computes on it");
-            TopoSimulator.run(tmp, 1, System.getenv(), out);
+            // As init does for host ranks: the host's tuning tables, and no more channels than cores per rank.
+            Map<String, String> env = new HashMap<>(System.getenv());
+            env.putIfAbsent("NCCL_MAX_NCHANNELS",
+                    Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nranks)));
+            TopoSimulator.run(tmp, 1, env, out, TopoSimulator.SearchMode.EVERY_RANK, TuningProfile.HOST);
             out.flush();
             return 0;
         } catch (NcclException | NetException | IOException e) {

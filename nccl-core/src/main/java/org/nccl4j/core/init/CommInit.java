@@ -216,7 +216,8 @@ public final class CommInit {
                                         long commId, Deadline deadline) {
         BuffSizes buffs = BuffSizes.of(config);
         TuningProfile profile = DeviceProfiles.of(peers);
-        TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, layout, net, bootstrap, profile, deadline);
+        TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, layout, net, bootstrap, profile,
+                DeviceProfiles.channelLimits(config, peers, layout), deadline);
         ChannelTopology channels = topo.channels();
         List<ChannelPlan> plans = new ArrayList<>();
         for (int c = 0; c < channels.nChannels; c++) {

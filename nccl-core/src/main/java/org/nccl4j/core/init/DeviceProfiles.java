@@ -2,6 +2,10 @@ package org.nccl4j.core.init;
 
 import java.util.List;
 import org.nccl4j.core.device.HostBackend;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.param.Source;
+import org.nccl4j.core.topo.connect.ChannelLimits;
 import org.nccl4j.core.topo.tuning.TuningProfile;
 
 /** Which tuning tables a communicator uses: measured host figures for host ranks, NCCL's for GPUs. */
@@ -10,11 +14,29 @@ final class DeviceProfiles {
     }
 
     static TuningProfile of(List<PeerInfo> peers) {
+        return allHost(peers) ? TuningProfile.HOST : TuningProfile.NCCL_GPU;
+    }
+
+    /**
+     * The channel bounds Postset applies: the user's, and for host ranks, unless
+     * {@code NCCL_MAX_NCHANNELS} is set, no more channels than this host has cores per local rank
+     * (every channel of a host rank is a thread that spins while it waits).
+     */
+    static ChannelLimits channelLimits(Config config, List<PeerInfo> peers, RankLayout layout) {
+        ChannelLimits user = ChannelLimits.fromConfig(config);
+        if (!allHost(peers) || config.setting(Params.MAX_NCHANNELS).source() != Source.DEFAULT) {
+            return user;
+        }
+        int perRank = Math.max(1, Runtime.getRuntime().availableProcessors() / layout.localRanks().length);
+        return new ChannelLimits(Math.min(user.min(), perRank), Math.min(user.max(), perRank));
+    }
+
+    private static boolean allHost(List<PeerInfo> peers) {
         for (PeerInfo p : peers) {
             if (!HostBackend.NAME.equals(p.backend())) {
-                return TuningProfile.NCCL_GPU;
+                return false;
             }
         }
-        return TuningProfile.NCCL_GPU;
+        return true;
     }
 }

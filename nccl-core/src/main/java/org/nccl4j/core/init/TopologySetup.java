@@ -10,6 +10,7 @@ import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
+import org.nccl4j.core.topo.connect.ChannelLimits;
 import org.nccl4j.core.topo.connect.ChannelTopology;
 import org.nccl4j.core.topo.connect.RankConnectInfo;
 import org.nccl4j.core.topo.connect.TopoConnect;
@@ -68,11 +69,12 @@ public final class TopologySetup {
      * @param net       the selected network
      * @param bootstrap for the third all-gather
      * @param profile   the tuning tables of this communicator's devices
+     * @param limits    the channel bounds Postset applies
      * @param deadline  init deadline
      * @return the topology
      */
     public static Topology run(Config config, int rank, List<PeerInfo> peers, RankLayout layout, NetSelection net,
-                             Bootstrap bootstrap, TuningProfile profile, Deadline deadline) {
+                             Bootstrap bootstrap, TuningProfile profile, ChannelLimits limits, Deadline deadline) {
         int nRanks = peers.size();
         TopoXml xml = TopoDetector.forHost().detect(config, rank, detectedRanks(peers, layout), netDevices(net));
         TopoSystem system = TopoSystemBuilder.build(xml);
@@ -110,7 +112,8 @@ public final class TopologySetup {
         for (int r = 0; r < nRanks; r++) {
             all[r] = ConnectInfoCodec.decode(gathered, r * ConnectInfoCodec.BYTES);
         }
-        int[] rings = TopoConnect.postset(channels, all, tree, ring, collNet, config);
+        int[] rings = TopoConnect.postset(channels, all, tree, ring, collNet,
+                (int) config.integer(Params.COLLNET_NODE_THRESHOLD), limits);
         if (channels.nChannels < 1) {
             throw NcclException.of(Result.INTERNAL_ERROR, "the topology search found no channel for rank " + rank,
                     "run 'nccl4j topo show' and NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH to see the topology");

@@ -111,6 +111,22 @@ public final class TopoSimulator {
      * @return every rank's state, in rank order
      */
     public static List<RankState> run(Path xml, int nNodes, Map<String, String> env, Appendable out, SearchMode mode) {
+        return run(xml, nNodes, env, out, mode, TuningProfile.NCCL_GPU);
+    }
+
+    /**
+     * Runs the simulation with the given tuning tables and prints its lines.
+     *
+     * @param xml     a topology file, NCCL's ({@code version="1"}) or RCCL's ({@code version="2"}) dialect
+     * @param nNodes  the number of nodes
+     * @param env     the {@code NCCL_*} variables of the run (the only configuration source)
+     * @param out     where the lines go
+     * @param mode    whether every rank searches, or one per node and identical system
+     * @param profile the tuning tables (NCCL's GPU figures for the reference outputs)
+     * @return every rank's state, in rank order
+     */
+    public static List<RankState> run(Path xml, int nNodes, Map<String, String> env, Appendable out, SearchMode mode,
+                                      TuningProfile profile) {
         Map<String, String> vars = new HashMap<>(env);
         // Channel bounds are inputs: unless the run sets them, NCCL's "unset" (-2: 0 and 32 channels).
         vars.putIfAbsent("NCCL_MIN_NCHANNELS", "-2");
@@ -210,7 +226,7 @@ public final class TopoSimulator {
             int[] cpu = s.system().cpuType();
             TuningContext ctx = new TuningContext(s.rank(), nRanks, comm.nNodes, comm.nChannels, comm.collNetSupport,
                     comm.channel(0).collTree.nHeads, minCompCap, maxCompCap, new CpuType(cpu[0], cpu[1], cpu[2]));
-            TuningModel model = TuningModel.compute(ctx, s.tree(), s.ring(), s.collNet(), TuningProfile.NCCL_GPU, config);
+            TuningModel model = TuningModel.compute(ctx, s.tree(), s.ring(), s.collNet(), profile, config);
             P2pChannels p2p = P2pChannels.compute(s.system(), comm.nChannels, nRanks,
                     (int) config.integer(Params.MIN_P2P_NCHANNELS), (int) config.integer(Params.MAX_P2P_NCHANNELS));
             StringBuilder line = new StringBuilder("P2P p2pnChannels=" + p2p.p2pnChannels() + " p2pnChannelsPerPeer="

@@ -127,7 +127,7 @@ public final class TuningModel {
                 for (Protocol proto : Protocol.values()) {
                     int p = proto.code();
                     float speed = nNodes <= 2 || algo == Algorithm.COLLNET ? g.speedIntra : g.speedInter;
-                    float busBw = g.nChannels * speed;
+                    float busBw = Math.min(g.nChannels * speed, profile.maxBusBw(index2));
                     if (compCap80 == 1) {
                         busBw = Math.min(busBw, profile.ampereBusBwCap());
                     }

@@ -23,6 +23,8 @@ public final class TuningProfile {
     private static final int NPROTO = 3;
     /** Tree correction factor buckets: powers of two from 64 B to 256 MB. */
     static final int CORRECTION_BUCKETS = 23;
+    /** No bus bandwidth cap (NCCL's GPU figures have none besides Ampere's). */
+    private static final double[] NO_CAP = {Float.MAX_VALUE, Float.MAX_VALUE, Float.MAX_VALUE};
 
     /** NCCL v2.10.3's GPU figures. */
     public static final TuningProfile NCCL_GPU = new TuningProfile(
@@ -39,7 +41,30 @@ public final class TuningProfile {
                 {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
                 {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
                 {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}},
-            235.0f);
+            235.0f, NO_CAP);
+
+    /**
+     * Host ranks (the host backend), measured with {@code nccl4j perf --op allreduce} on a
+     * 2-core VM, 2 ranks, one channel, each algorithm/protocol forced through
+     * {@code NCCL_ALGO}/{@code NCCL_PROTO} (README, "Topology, algorithms and tuning"):
+     * base latency = one rank's call (1.0 µs); latency per step = (2-rank 8-byte time - base) / 2
+     * steps (after 10^5 JIT warm-up calls: Ring LL 3.05, LL128 3.1, Simple 3.4, Tree LL 3.6,
+     * LL128 3.2, Simple 3.4 µs); NET per step from 2 network-namespace hosts over the Socket net
+     * (8 bytes ~800 µs); bandwidth caps = measured bus bandwidth at 64 MiB (Simple 4.3 GB/s, LL
+     * 0.69, LL128 1.5 on one node; across nodes Simple 0.4, LL 0.06). Trees get no correction.
+     */
+    public static final TuningProfile HOST = new TuningProfile(
+            "host",
+            new double[][] {{1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}},
+            new double[][][] {
+                {{1.3, 1.1, 1.2}, {1.0, 1.05, 1.2}, {1.3, 1.1, 1.2}},
+                {{1.3, 1.1, 1.2}, {1.0, 1.05, 1.2}, {1.3, 1.1, 1.2}},
+                {{400, 400, 400}, {400, 400, 400}, {400, 400, 400}}},
+            1.5,
+            new double[][] {{0.69, 0.06, 0.06}, {0.69, 0.06, 0.06}},
+            new double[][] {{8.6, 0.8, 0.8}, {8.6, 0.8, 0.8}},
+            ones(3, CORRECTION_BUCKETS),
+            Float.MAX_VALUE, new double[] {4.3, 0.4, 0.4});
 
     private final String name;
     private final float[][] baseLat;
@@ -49,6 +74,7 @@ public final class TuningProfile {
     private final double[][] perChMaxTreeBws;
     private final float[][] treeCorrectionFactor;
     private final float ampereBusBwCap;
+    private final float[] maxBusBws;
 
     /**
      * @param name                 a label for logs
@@ -60,10 +86,12 @@ public final class TuningProfile {
      * @param perChMaxTreeBws      tree bandwidth cap per channel {@code [cc8.0][index2]}
      * @param treeCorrectionFactor {@code [proto][log2(bytes / 64)]}, 23 buckets
      * @param ampereBusBwCap       bus bandwidth cap when every GPU has compute capability 8.0 (GB/s)
+     * @param maxBusBws            bus bandwidth cap of every call by index2 (GB/s): what the devices move at
+     *                             most, whatever the links' widths say (none for GPUs)
      */
     public TuningProfile(String name, double[][] baseLat, double[][][] hwLat, double ll128MaxBwPerCh,
                          double[][] llMaxBws, double[][] perChMaxTreeBws, double[][] treeCorrectionFactor,
-                         float ampereBusBwCap) {
+                         float ampereBusBwCap, double[] maxBusBws) {
         this.name = name;
         this.baseLat = toFloat(baseLat, NALGO, NPROTO);
         this.hwLat = new float[3][][];
@@ -75,6 +103,7 @@ public final class TuningProfile {
         this.perChMaxTreeBws = copy(perChMaxTreeBws, 2, 3);
         this.treeCorrectionFactor = toFloat(treeCorrectionFactor, NPROTO, CORRECTION_BUCKETS);
         this.ampereBusBwCap = ampereBusBwCap;
+        this.maxBusBws = toFloat(new double[][] {maxBusBws}, 1, 3)[0];
     }
 
     /** @return the profile's label */
@@ -133,9 +162,25 @@ public final class TuningProfile {
         return treeCorrectionFactor[p.code()][logSize];
     }
 
+    /**
+     * @param index2 {@code min(nNodes, 3) - 1}
+     * @return bus bandwidth cap of every call (GB/s)
+     */
+    public float maxBusBw(int index2) {
+        return maxBusBws[index2];
+    }
+
     /** @return bus bandwidth cap with compute capability 8.0 GPUs (GB/s) */
     public float ampereBusBwCap() {
         return ampereBusBwCap;
+    }
+
+    private static double[][] ones(int rows, int cols) {
+        double[][] t = new double[rows][cols];
+        for (double[] row : t) {
+            java.util.Arrays.fill(row, 1.0);
+        }
+        return t;
     }
 
     private static float[][] toFloat(double[][] t, int rows, int cols) {
