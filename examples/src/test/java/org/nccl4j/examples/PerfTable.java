@@ -29,7 +29,7 @@ record PerfTable(List<String> lines, List<Row> rows) {
         List<Row> rows = new ArrayList<>();
         for (String l : lines) {
             String[] f = l.trim().split("\\s+");
-            if (l.startsWith("#") || f.length != 13 || !f[0].matches("\\d+")) {
+            if (l.startsWith("#") || f.length != 14 || !f[0].matches("\\d+")) {
                 continue;
             }
             rows.add(new Row(Long.parseLong(f[0]), Long.parseLong(f[1]), f[2], f[3], Integer.parseInt(f[4]), f[8], f[12],
