@@ -91,13 +91,13 @@ public final class TopologySetup {
         TopoPrinter.print(system);
 
         int crossNic = (int) config.integer(Params.CROSS_NIC);
-        TopoGraph ring = request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
+        TopoGraph ring = TopoGraph.request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
         GraphSearch.compute(system, ring, config);
         GraphPrinter.print(system, ring);
-        TopoGraph tree = request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
+        TopoGraph tree = TopoGraph.request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
         GraphSearch.compute(system, tree, config);
         GraphPrinter.print(system, tree);
-        TopoGraph collNet = request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
+        TopoGraph collNet = TopoGraph.request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
         GraphSearch.compute(system, collNet, config);
         GraphPrinter.print(system, collNet);
         if (rank == config.integer(Params.GRAPH_DUMP_FILE_RANK)) {
@@ -168,14 +168,4 @@ public final class TopologySetup {
         return out;
     }
 
-    private static TopoGraph request(int id, int pattern, int crossNic, int collNet, int min, int max) {
-        TopoGraph g = new TopoGraph();
-        g.id = id;
-        g.pattern = pattern;
-        g.crossNic = crossNic;
-        g.collNet = collNet;
-        g.minChannels = min;
-        g.maxChannels = max;
-        return g;
-    }
 }

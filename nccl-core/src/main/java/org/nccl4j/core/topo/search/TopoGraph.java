@@ -55,6 +55,28 @@ public final class TopoGraph {
     public final int[] inter = new int[MAXCHANNELS * 2];
 
     /**
+     * A search request, as init makes them: ring (id 0), tree (1) and CollNet (2).
+     *
+     * @param id          graph id
+     * @param pattern     one of the {@code PATTERN_*} codes
+     * @param crossNic    {@code NCCL_CROSS_NIC}
+     * @param collNet     1 for the CollNet graph
+     * @param minChannels fewest channels wanted
+     * @param maxChannels most channels wanted
+     * @return an empty graph carrying the request
+     */
+    public static TopoGraph request(int id, int pattern, int crossNic, int collNet, int minChannels, int maxChannels) {
+        TopoGraph g = new TopoGraph();
+        g.id = id;
+        g.pattern = pattern;
+        g.crossNic = crossNic;
+        g.collNet = collNet;
+        g.minChannels = minChannels;
+        g.maxChannels = maxChannels;
+        return g;
+    }
+
+    /**
      * Copies every field of {@code src} into this graph (C struct assignment).
      *
      * @param src the graph to copy

@@ -179,11 +179,11 @@ public final class TopoSimulator {
                 tree = copy(same.tree());
                 collNet = copy(same.collNet());
             } else {
-                ring = request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
+                ring = TopoGraph.request(0, TopoGraph.PATTERN_RING, crossNic, 0, 1, TopoGraph.MAXCHANNELS / 2);
                 GraphSearch.compute(system, ring, config);
-                tree = request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
+                tree = TopoGraph.request(1, TopoGraph.PATTERN_BALANCED_TREE, crossNic, 0, 1, ring.nChannels);
                 GraphSearch.compute(system, tree, config);
-                collNet = request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
+                collNet = TopoGraph.request(2, TopoGraph.PATTERN_TREE, crossNic, 1, ring.nChannels, ring.nChannels);
                 GraphSearch.compute(system, collNet, config);
             }
             long t1 = System.nanoTime();
@@ -274,16 +274,6 @@ public final class TopoSimulator {
         return c;
     }
 
-    private static TopoGraph request(int id, int pattern, int crossNic, int collNet, int min, int max) {
-        TopoGraph g = new TopoGraph();
-        g.id = id;
-        g.pattern = pattern;
-        g.crossNic = crossNic;
-        g.collNet = collNet;
-        g.minChannels = min;
-        g.maxChannels = max;
-        return g;
-    }
 
     private static String name(TopoNode n) {
         return NodeType.str(n.type) + "/" + Long.toHexString(n.id);

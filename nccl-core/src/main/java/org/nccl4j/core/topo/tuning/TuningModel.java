@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.tuning;
 
+import org.nccl4j.core.topo.system.Cpu;
 import org.nccl4j.core.transport.Protocol;
 import java.util.Arrays;
 import org.nccl4j.core.debug.Log;
@@ -102,7 +103,7 @@ public final class TuningModel {
         int compCap80 = ctx.minCompCap() == 80 && ctx.maxCompCap() == 80 ? 1 : 0;
         int index2 = nNodes <= 2 ? nNodes - 1 : 2;
         // LL: one node is limited by the GPU, several by the CPU.
-        int index1 = nNodes == 1 ? compCap80 : ctx.cpu().vendor() == CpuType.VENDOR_AMD ? 1 : 0;
+        int index1 = nNodes == 1 ? compCap80 : ctx.cpu().vendor() == Cpu.VENDOR_AMD ? 1 : 0;
         double llMaxBw = profile.llMaxBw(index1, index2);
         double perChMaxTreeBw = profile.perChMaxTreeBw(compCap80, index2);
         float[][][] hwLat = hwLatencies();
@@ -200,7 +201,7 @@ public final class TuningModel {
                 }
             }
         }
-        if (ctx.cpu().arch() == CpuType.ARCH_POWER) {
+        if (ctx.cpu().arch() == Cpu.ARCH_POWER) {
             // NCCL overwrites its static table here, so it sticks for the process; ours is per model.
             t[TuningProfile.HW_PCI][Algorithm.TREE.code()][Protocol.SIMPLE.code()] =
                     t[TuningProfile.HW_PCI][Algorithm.RING.code()][Protocol.SIMPLE.code()];

@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.connect;
 
+import org.nccl4j.core.topo.system.Cpu;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -124,23 +125,23 @@ record GoldenCase(String file, Map<String, String> env, String topology, int nNo
         }
         String attrs = m.group(1);
         int arch = switch (attr(attrs, "arch")) {
-            case "x86_64" -> CpuType.ARCH_X86;
-            case "arm64" -> CpuType.ARCH_ARM;
-            case "ppc64" -> CpuType.ARCH_POWER;
+            case "x86_64" -> Cpu.ARCH_X86;
+            case "arm64" -> Cpu.ARCH_ARM;
+            case "ppc64" -> Cpu.ARCH_POWER;
             default -> 0;
         };
         int vendor = 0;
         int model = 0;
-        if (arch == CpuType.ARCH_X86) {
+        if (arch == Cpu.ARCH_X86) {
             vendor = switch (attr(attrs, "vendor")) {
-                case "GenuineIntel" -> CpuType.VENDOR_INTEL;
-                case "AuthenticAMD" -> CpuType.VENDOR_AMD;
+                case "GenuineIntel" -> Cpu.VENDOR_INTEL;
+                case "AuthenticAMD" -> Cpu.VENDOR_AMD;
                 default -> 0;
             };
-            if (vendor == CpuType.VENDOR_INTEL) {
+            if (vendor == Cpu.VENDOR_INTEL) {
                 int family = Integer.parseInt(attr(attrs, "familyid"));
                 int modelId = Integer.parseInt(attr(attrs, "modelid"));
-                model = family == 6 && modelId >= 0x55 ? CpuType.MODEL_SKL : CpuType.MODEL_BDW;
+                model = family == 6 && modelId >= 0x55 ? Cpu.TYPE_SKL : Cpu.TYPE_BDW;
             }
         }
         return new CpuType(arch, vendor, model);

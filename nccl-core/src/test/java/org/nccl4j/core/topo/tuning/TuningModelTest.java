@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.tuning;
 
+import org.nccl4j.core.topo.system.Cpu;
 import org.nccl4j.core.transport.BuffSizes;
 import org.nccl4j.core.transport.Protocol;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -51,7 +52,7 @@ class TuningModelTest {
         TopoGraph tree = graph(1, TopoGraph.PATTERN_BALANCED_TREE, 8, 30, 24, NVL, PIX);
         TopoGraph collNet = graph(2, TopoGraph.PATTERN_TREE, collNetChannels, 24, 24, NVL, PIX);
         TuningContext ctx = new TuningContext(0, 16, 2, 16, collNetSupport, collNetChannels, 80, 80,
-                new CpuType(CpuType.ARCH_X86, CpuType.VENDOR_AMD, 0));
+                new CpuType(Cpu.ARCH_X86, Cpu.VENDOR_AMD, 0));
         return TuningModel.compute(ctx, tree, ring, collNet, TuningProfile.NCCL_GPU, config);
     }
 
@@ -112,7 +113,7 @@ class TuningModelTest {
     @Test
     void singleRankChoosesNothing() {
         TopoGraph g = graph(0, TopoGraph.PATTERN_RING, 1, 10, 10, NVL, PIX);
-        TuningContext ctx = new TuningContext(0, 1, 1, 2, 0, 0, 80, 80, new CpuType(CpuType.ARCH_X86, 0, 0));
+        TuningContext ctx = new TuningContext(0, 1, 1, 2, 0, 0, 80, 80, new CpuType(Cpu.ARCH_X86, 0, 0));
         TuningModel m = TuningModel.compute(ctx, g, g, g, TuningProfile.NCCL_GPU, config());
         // Thread limits are set even for one rank; a ring of 1 x 10 GB/s (at most PCI) gets 256 Simple threads.
         assertEquals(256, m.maxThreads(Algorithm.RING, Protocol.SIMPLE));
