@@ -14,6 +14,7 @@ import org.nccl4j.core.param.Params;
 import org.nccl4j.core.param.Setting;
 import org.nccl4j.core.param.Source;
 import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.NetProvider;
 import org.nccl4j.net.spi.NetProperties;
 import org.nccl4j.net.spi.iface.CommIdAddress;
 import org.nccl4j.net.spi.iface.InterfaceSelection;
@@ -64,8 +65,15 @@ public final class Doctor {
 
     private static void nets(Config config, List<String> out) {
         out.add("Network plugins (initNet, in the order tried" + nccl(config, Params.NET) + "):");
+        List<NetProvider> providers = InitNet.providers();
         try {
-            NetSelection s = InitNet.choose(config, config.string(Params.NET), InitNet.providers());
+            NetSelection s;
+            try {
+                s = InitNet.choose(config, config.string(Params.NET), providers);
+            } catch (NcclException e) {
+                details(providers, out);
+                throw e;
+            }
             candidates(s.candidates(), out);
             for (int d = 0; d < s.devices(); d++) {
                 try {
@@ -75,11 +83,23 @@ public final class Doctor {
                     out.add("    device " + d + ": " + e.getMessage());
                 }
             }
+            details(providers, out);
             s.net().shutdown();
         } catch (NcclException e) {
             out.add("  error: " + e.detail());
             if (e.hint() != null) {
                 out.add("  hint: " + e.hint());
+            }
+        }
+    }
+
+    /** What providers say about themselves (nccl-net-ext: the native plugin search). */
+    private static void details(List<NetProvider> providers, List<String> out) {
+        for (NetProvider p : providers) {
+            String d = InitNet.detail(p);
+            if (d != null) {
+                out.add("  " + p.name() + " (priority " + p.priority() + "):");
+                d.lines().forEach(l -> out.add("      " + l));
             }
         }
     }

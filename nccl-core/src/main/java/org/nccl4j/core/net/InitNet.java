@@ -57,6 +57,20 @@ public final class InitNet {
     }
 
     /**
+     * A provider's own account of itself ({@link NetProvider#describe()}), for candidate lists and
+     * {@code nccl4j doctor}: nccl-net-ext reports its plugin search that way (the libraries tried
+     * with dlerror's text, the symbols found, the plugin's name and init outcome). The first line
+     * is a summary.
+     *
+     * @param p a provider
+     * @return its description, or {@code null}
+     */
+    public static String detail(NetProvider p) {
+        List<String> lines = p.describe();
+        return lines.isEmpty() ? null : String.join("\n", lines);
+    }
+
+    /**
      * Runs the choice without caching it (for tests and {@code nccl4j doctor}).
      *
      * @param config    parameters
@@ -72,7 +86,9 @@ public final class InitNet {
         CoreNetContext context = new CoreNetContext(config);
         for (NetProvider p : providers) {
             if (wanted != null && !wanted.equals(p.name())) {
-                candidates.add(new NetCandidate(p.name(), p.priority(), "skipped: NCCL_NET=" + wanted));
+                String detail = detail(p);
+                candidates.add(new NetCandidate(p.name(), p.priority(), "skipped: NCCL_NET=" + wanted
+                        + (detail == null ? "" : "; " + detail.lines().findFirst().orElse(""))));
                 continue;
             }
             if (chosen != null) {

@@ -25,6 +25,17 @@ public interface NetProvider {
         return SPI_VERSION;
     }
 
+    /**
+     * What the provider found while looking for its network, for initNet's candidate list (the
+     * first line) and {@code nccl4j doctor} (all lines): e.g. the libraries a native plugin
+     * loader tried and why each failed.
+     *
+     * @return lines, none when there is nothing to say
+     */
+    default java.util.List<String> describe() {
+        return java.util.List.of();
+    }
+
     /** @return a new, uninitialised network */
     Net create();
 
