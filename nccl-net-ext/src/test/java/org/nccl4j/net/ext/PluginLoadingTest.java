@@ -65,7 +65,7 @@ class PluginLoadingTest {
         assertTrue(e.getMessage().contains("cannot open shared object file"), e.getMessage());
         assertTrue(ctx.has("3 0x11 NET/Plugin : Plugin load (libnccl-net-nccl4j-does-not-exist.so) failed: "
                 + "libnccl-net-nccl4j-does-not-exist.so: cannot open shared object file"), ctx.lines.toString());
-        String report = p.toString();
+        String report = String.join("\n", p.describe());
         assertTrue(report.contains("libraries tried:\n  libnccl-net-nccl4j-does-not-exist.so: "), report);
     }
 
@@ -85,7 +85,7 @@ class PluginLoadingTest {
         NetException e = assertThrows(NetException.class, () -> p.create().init(ctx));
         assertTrue(e.getMessage().contains("no ncclNetPlugin symbol in " + lib), e.getMessage());
         assertTrue(ctx.has("no ncclNetPlugin symbol"), ctx.lines.toString());
-        assertTrue(p.toString().contains(lib + ": loaded; ncclNetPlugin none"), p.toString());
+        assertTrue(String.join("\n", p.describe()).contains(lib + ": loaded; ncclNetPlugin none"), String.join("\n", p.describe()));
     }
 
     @Test
@@ -105,7 +105,7 @@ class PluginLoadingTest {
         NetException e2 = assertThrows(NetException.class, () -> p.create().init(again));
         assertEquals(e.getMessage(), e2.getMessage());
         assertFalse(again.has("init failed on purpose"), again.lines.toString());
-        assertTrue(p.toString().contains("init failed: "), p.toString());
+        assertTrue(String.join("\n", p.describe()).contains("init failed: "), String.join("\n", p.describe()));
     }
 
     @Test
@@ -147,7 +147,7 @@ class PluginLoadingTest {
         net.init(new TestNetContext(Map.of()));
         assertEquals("Fixture", net.name());
         assertTrue(net.devices() >= 1);
-        String report = p.toString();
+        String report = String.join("\n", p.describe());
         assertTrue(report.contains("ncclNetPlugin symbols: v10 v8 v4, using v10; plugin name \"Fixture\""), report);
         assertTrue(report.contains("ncclCollNetPlugin symbols: none"), report);
         assertTrue(report.lines().findFirst().orElseThrow().startsWith("Fixture (ncclNetPlugin_v10 in "), report);
