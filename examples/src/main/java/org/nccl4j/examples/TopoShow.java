@@ -66,8 +66,7 @@ final class TopoShow {
             out.println("# what init computes on it");
             // As init does for host ranks: the host's tuning tables, and no more channels than cores per rank.
             Map<String, String> env = new HashMap<>(System.getenv());
-            env.putIfAbsent("NCCL_MAX_NCHANNELS",
-                    Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nranks)));
+            env.putIfAbsent("NCCL_MAX_NCHANNELS", Integer.toString(HostBackend.maxChannels(nranks)));
             TopoSimulator.run(tmp, 1, env, out, TopoSimulator.SearchMode.EVERY_RANK, TuningProfile.HOST);
             out.flush();
             return 0;

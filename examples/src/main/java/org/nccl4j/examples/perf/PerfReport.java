@@ -3,6 +3,7 @@ package org.nccl4j.examples.perf;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.nccl4j.core.debug.CFormat;
 
 /**
  * The text nccl-tests prints, line for line: preamble, device lines, the column header, one row
@@ -84,7 +85,7 @@ public final class PerfReport {
      */
     public static String rowPart(double usec, double algBw, double busBw, long wrong) {
         String w = wrong < 0 ? "   N/A" : CFormat.pad(CFormat.g(wrong), 6);
-        return "  " + CFormat.fit(usec, 7) + "  " + CFormat.fit(algBw, 6) + "  " + CFormat.fit(busBw, 6) + "  " + w;
+        return "  " + FloatStr.fit(usec, 7) + "  " + FloatStr.fit(algBw, 6) + "  " + FloatStr.fit(busBw, 6) + "  " + w;
     }
 
     /**

@@ -3,21 +3,22 @@ package org.nccl4j.examples.perf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
+import org.nccl4j.core.debug.CFormat;
 
 /** C's printf, as glibc prints it (expected values taken from {@code printf(1)}). */
 class CFormatTest {
     @Test
     void fitKeepsAsManyDecimalsAsTheWidthAllows() {
-        assertEquals("1188.54", CFormat.fit(1188.54, 7));
-        assertEquals("16101.3", CFormat.fit(16101.345, 7));
-        assertEquals(" 123457", CFormat.fit(123456.7, 7));
-        assertEquals("1234568", CFormat.fit(1234567.8, 7));
-        assertEquals("1.2e+07", CFormat.fit(12345678.9, 7));
-        assertEquals("   0.00", CFormat.fit(0.004, 7));
-        assertEquals("  1.00", CFormat.fit(1.0, 6));
-        assertEquals(" 1e+06", CFormat.fit(1234567.0, 6));
-        assertEquals("  0.12", CFormat.fit(0.125, 6)); // half to even on the exact binary value, as glibc
-        assertEquals("   inf", CFormat.fit(Double.POSITIVE_INFINITY, 6));
+        assertEquals("1188.54", FloatStr.fit(1188.54, 7));
+        assertEquals("16101.3", FloatStr.fit(16101.345, 7));
+        assertEquals(" 123457", FloatStr.fit(123456.7, 7));
+        assertEquals("1234568", FloatStr.fit(1234567.8, 7));
+        assertEquals("1.2e+07", FloatStr.fit(12345678.9, 7));
+        assertEquals("   0.00", FloatStr.fit(0.004, 7));
+        assertEquals("  1.00", FloatStr.fit(1.0, 6));
+        assertEquals(" 1e+06", FloatStr.fit(1234567.0, 6));
+        assertEquals("  0.12", FloatStr.fit(0.125, 6)); // half to even on the exact binary value, as glibc
+        assertEquals("   inf", FloatStr.fit(Double.POSITIVE_INFINITY, 6));
     }
 
     @Test

@@ -18,6 +18,18 @@ public final class HostBackend implements DeviceBackend {
     public static final String NAME = "host";
     private static final AtomicInteger ORDINAL = new AtomicInteger();
 
+    /**
+     * How many channels a host rank gets unless {@code NCCL_MAX_NCHANNELS} says otherwise: every
+     * channel of a host rank is a thread that spins while it waits, so no more than this host's
+     * cores per local rank.
+     *
+     * @param localRanks ranks on this host
+     * @return at least 1
+     */
+    public static int maxChannels(int localRanks) {
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / localRanks);
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -216,7 +216,7 @@ public final class CommInit {
                                         long commId, Deadline deadline) {
         BuffSizes buffs = BuffSizes.of(config);
         TuningProfile profile = DeviceProfiles.of(peers);
-        TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, layout, net, bootstrap, profile,
+        TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, net, bootstrap, profile,
                 DeviceProfiles.channelLimits(config, peers, layout), deadline);
         ChannelTopology channels = topo.channels();
         List<ChannelPlan> plans = new ArrayList<>();

@@ -19,15 +19,14 @@ final class DeviceProfiles {
 
     /**
      * The channel bounds Postset applies: the user's, and for host ranks, unless
-     * {@code NCCL_MAX_NCHANNELS} is set, no more channels than this host has cores per local rank
-     * (every channel of a host rank is a thread that spins while it waits).
+     * {@code NCCL_MAX_NCHANNELS} is set, {@link HostBackend#maxChannels}.
      */
     static ChannelLimits channelLimits(Config config, List<PeerInfo> peers, RankLayout layout) {
         ChannelLimits user = ChannelLimits.fromConfig(config);
         if (!allHost(peers) || config.setting(Params.MAX_NCHANNELS).source() != Source.DEFAULT) {
             return user;
         }
-        int perRank = Math.max(1, Runtime.getRuntime().availableProcessors() / layout.localRanks().length);
+        int perRank = HostBackend.maxChannels(layout.localRanks().length);
         return new ChannelLimits(Math.min(user.min(), perRank), Math.min(user.max(), perRank));
     }
 

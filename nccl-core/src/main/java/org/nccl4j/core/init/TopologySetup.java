@@ -1,7 +1,9 @@
 package org.nccl4j.core.init;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.bootstrap.Bootstrap;
@@ -65,7 +67,6 @@ public final class TopologySetup {
      * @param config    parameters
      * @param rank      this rank
      * @param peers     AllGather1's peer infos
-     * @param layout    the rank layout
      * @param net       the selected network
      * @param bootstrap for the third all-gather
      * @param profile   the tuning tables of this communicator's devices
@@ -73,16 +74,20 @@ public final class TopologySetup {
      * @param deadline  init deadline
      * @return the topology
      */
-    public static Topology run(Config config, int rank, List<PeerInfo> peers, RankLayout layout, NetSelection net,
-                             Bootstrap bootstrap, TuningProfile profile, ChannelLimits limits, Deadline deadline) {
+    public static Topology run(Config config, int rank, List<PeerInfo> peers, NetSelection net, Bootstrap bootstrap,
+                               TuningProfile profile, ChannelLimits limits, Deadline deadline) {
         int nRanks = peers.size();
-        TopoXml xml = TopoDetector.forHost().detect(config, rank, detectedRanks(peers, layout), netDevices(net));
-        TopoSystem system = TopoSystemBuilder.build(xml);
+        int[] devices = devices(peers);
+        List<DetectedRank> detected = new ArrayList<>(nRanks);
         TopoPeer[] topoPeers = new TopoPeer[nRanks];
         for (PeerInfo p : peers) {
-            topoPeers[p.rank()] = new TopoPeer(p.rank(), localIndex(peers, layout, p.rank()), p.gdrSupport(), p.hostHash(),
-                    p.pidHash(), p.shmDev(), p.busId());
+            detected.add(new DetectedRank(p.rank(), p.hostHash(), p.busId(), p.backend(), devices[p.rank()], p.numaNode(),
+                    p.gdrSupport()));
+            topoPeers[p.rank()] = new TopoPeer(p.rank(), devices[p.rank()], p.gdrSupport(), p.hostHash(), p.pidHash(),
+                    p.shmDev(), p.busId());
         }
+        TopoXml xml = TopoDetector.forHost().detect(config, rank, detected, netDevices(net));
+        TopoSystem system = TopoSystemBuilder.build(xml);
         PathPolicy policy = PathPolicy.from(config);
         PathComputer.computePaths(system, topoPeers, policy);
         int localRanks = PathComputer.trimSystem(system, rank, nRanks);
@@ -131,28 +136,18 @@ public final class TopologySetup {
         return new Topology(system, ring, tree, channels, rings, model, p2p);
     }
 
-    /** Host ranks: device number = position among the ranks of the same host. */
-    private static List<DetectedRank> detectedRanks(List<PeerInfo> peers, RankLayout layout) {
-        List<DetectedRank> out = new ArrayList<>(peers.size());
+    /**
+     * Each rank's device number: its own when its backend numbers devices, else (host ranks) its
+     * position among the ranks of its host.
+     */
+    private static int[] devices(List<PeerInfo> peers) {
+        int[] out = new int[peers.size()];
+        Map<Long, Integer> seen = new HashMap<>();
         for (PeerInfo p : peers) {
-            out.add(new DetectedRank(p.rank(), p.hostHash(), p.busId(), p.backend(), localIndex(peers, layout, p.rank()),
-                    p.numaNode(), p.gdrSupport()));
+            int index = seen.merge(p.hostHash(), 1, Integer::sum) - 1;
+            out[p.rank()] = p.device() >= 0 ? p.device() : index;
         }
         return out;
-    }
-
-    private static int localIndex(List<PeerInfo> peers, RankLayout layout, int rank) {
-        PeerInfo me = peers.get(rank);
-        if (me.device() >= 0) {
-            return me.device();
-        }
-        int index = 0;
-        for (int r = 0; r < rank; r++) {
-            if (peers.get(r).hostHash() == me.hostHash()) {
-                index++;
-            }
-        }
-        return index;
     }
 
     private static List<NetProperties> netDevices(NetSelection net) {

@@ -13,8 +13,6 @@ import org.nccl4j.core.topo.xml.XmlNode;
  * builds rings and trees among them as it does among GPUs behind one host bridge.
  */
 final class HostDevices {
-    /** The host backend's name. */
-    static final String BACKEND = "host";
     private static final String LINK_SPEED = "8 GT/s";
     private static final String LINK_WIDTH = "16";
 

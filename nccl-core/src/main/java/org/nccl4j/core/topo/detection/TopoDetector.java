@@ -7,6 +7,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.topo.xml.TopoXml;
@@ -63,7 +64,7 @@ public final class TopoDetector {
             if (r.hostHash() != myHost) {
                 continue;
             }
-            if (!HostDevices.BACKEND.equals(r.backend())) {
+            if (!HostBackend.NAME.equals(r.backend())) {
                 throw NcclException.of(Result.INTERNAL_ERROR, "rank " + r.rank() + " uses device backend " + r.backend()
                         + ", which does not describe its devices to topology detection",
                         "set NCCL_TOPO_FILE to a topology XML of this host");

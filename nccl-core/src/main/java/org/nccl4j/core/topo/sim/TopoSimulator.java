@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.sim;
 
+import org.nccl4j.core.debug.CFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -280,11 +281,11 @@ public final class TopoSimulator {
     }
 
     private static void printSystem(Appendable out, TopoSystem s) {
-        print(out, "SYSTEM maxWidth=" + CNum.formatG(s.maxWidth) + " totalWidth=" + CNum.formatG(s.totalWidth));
+        print(out, "SYSTEM maxWidth=" + CFormat.g(s.maxWidth) + " totalWidth=" + CFormat.g(s.totalWidth));
         for (int t = 0; t < NodeType.NET + 1; t++) {
             for (TopoNode n : s.nodes(t)) {
                 for (TopoLink l : n.links) {
-                    print(out, "LINK " + name(n) + " -> " + LinkType.str(l.type) + " " + CNum.formatG(l.width) + " " + name(l.remNode));
+                    print(out, "LINK " + name(n) + " -> " + LinkType.str(l.type) + " " + CFormat.g(l.width) + " " + name(l.remNode));
                 }
             }
         }
@@ -294,7 +295,7 @@ public final class TopoSimulator {
                     for (int i = 0; i < s.count(to); i++) {
                         TopoPath p = n.paths[to][i];
                         print(out, "PATH " + name(n) + " -> " + name(s.node(to, i)) + " count=" + p.count + " width="
-                                + CNum.formatG(p.width) + " type=" + PathType.str(p.type));
+                                + CFormat.g(p.width) + " type=" + PathType.str(p.type));
                     }
                 }
             }
@@ -303,7 +304,7 @@ public final class TopoSimulator {
 
     private static void printGraph(Appendable out, TopoSystem s, String name, TopoGraph g) {
         print(out, "GRAPH rank=0 name=" + name + " pattern=" + g.pattern + " nChannels=" + g.nChannels + " speedIntra="
-                + CNum.formatG(g.speedIntra) + " speedInter=" + CNum.formatG(g.speedInter) + " typeIntra="
+                + CFormat.g(g.speedIntra) + " speedInter=" + CFormat.g(g.speedInter) + " typeIntra="
                 + PathType.str(g.typeIntra) + " typeInter=" + PathType.str(g.typeInter) + " sameChannels=" + g.sameChannels
                 + " crossNic=" + g.crossNic);
         for (int c = 0; c < g.nChannels; c++) {

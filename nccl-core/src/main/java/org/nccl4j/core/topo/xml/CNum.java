@@ -1,13 +1,10 @@
 package org.nccl4j.core.topo.xml;
 
-import java.math.BigDecimal;
-import java.math.MathContext;
-import java.math.RoundingMode;
 
 /**
- * C library number conversions as NCCL uses them: {@code strtol(s, NULL, 0)}, {@code strtof},
- * {@code printf("%g")} and NCCL's PCI bus id helpers. Results match glibc, so values read from
- * and written to topology files are identical to NCCL's.
+ * C library number conversions as NCCL uses them: {@code strtol(s, NULL, 0)}, {@code strtof}
+ * and NCCL's PCI bus id helpers ({@code printf} is {@link org.nccl4j.core.debug.CFormat}). Results
+ * match glibc, so values read from topology files are identical to NCCL's.
  */
 public final class CNum {
     private CNum() {
@@ -148,49 +145,6 @@ public final class CNum {
             }
         }
         return Float.parseFloat(s.substring(start, i));
-    }
-
-    /**
-     * C's {@code printf("%g", v)}: 6 significant digits, exact binary value rounded half-even,
-     * trailing zeros removed, exponent form below 1e-4 and from 1e6.
-     *
-     * @param v the value (a C {@code float} argument is promoted to double first)
-     * @return the text C prints
-     */
-    public static String formatG(double v) {
-        if (Double.isNaN(v)) {
-            return Double.doubleToRawLongBits(v) < 0 ? "-nan" : "nan";
-        }
-        if (Double.isInfinite(v)) {
-            return v < 0 ? "-inf" : "inf";
-        }
-        String sign = (v < 0 || (v == 0 && 1 / v < 0)) ? "-" : "";
-        if (v == 0) {
-            return sign + "0";
-        }
-        BigDecimal bd = new BigDecimal(Math.abs(v)).round(new MathContext(6, RoundingMode.HALF_EVEN));
-        int exp = bd.precision() - bd.scale() - 1;
-        if (exp < -4 || exp >= 6) {
-            BigDecimal mant = bd.movePointLeft(exp).setScale(5, RoundingMode.HALF_EVEN);
-            String m = stripZeros(mant.toPlainString());
-            String e = String.valueOf(Math.abs(exp));
-            return sign + m + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e : e);
-        }
-        return sign + stripZeros(bd.setScale(Math.max(0, 5 - exp), RoundingMode.HALF_EVEN).toPlainString());
-    }
-
-    private static String stripZeros(String s) {
-        if (s.indexOf('.') < 0) {
-            return s;
-        }
-        int end = s.length();
-        while (s.charAt(end - 1) == '0') {
-            end--;
-        }
-        if (s.charAt(end - 1) == '.') {
-            end--;
-        }
-        return s.substring(0, end);
     }
 
     /**

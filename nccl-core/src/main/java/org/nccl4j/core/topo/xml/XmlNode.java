@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.xml;
 
+import org.nccl4j.core.debug.CFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -170,7 +171,7 @@ public final class XmlNode {
      * @param value its value
      */
     public void setAttrFloat(String key, float value) {
-        setAttr(key, CNum.formatG(value));
+        setAttr(key, CFormat.g(value));
     }
 
     /**

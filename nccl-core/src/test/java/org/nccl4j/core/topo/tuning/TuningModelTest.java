@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.tuning;
 
+import org.nccl4j.core.debug.CFormat;
 import org.nccl4j.core.topo.system.Cpu;
 import org.nccl4j.core.transport.BuffSizes;
 import org.nccl4j.core.transport.Protocol;

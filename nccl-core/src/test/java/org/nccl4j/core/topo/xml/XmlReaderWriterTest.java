@@ -1,5 +1,6 @@
 package org.nccl4j.core.topo.xml;
 
+import org.nccl4j.core.debug.CFormat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,23 +104,23 @@ class XmlReaderWriterTest {
 
     @Test
     void cNumbersMatchC() {
-        assertEquals("5000", CNum.formatG(5000f));
-        assertEquals("264", CNum.formatG(264f));
-        assertEquals("0.24", CNum.formatG(0.24f));
-        assertEquals("2.4", CNum.formatG(2.4f));
-        assertEquals("12", CNum.formatG(12f));
-        assertEquals("24", CNum.formatG(24f));
-        assertEquals("21", CNum.formatG(21f));
-        assertEquals("22", CNum.formatG(22f));
-        assertEquals("12.5", CNum.formatG(12.5f));
-        assertEquals("0.1", CNum.formatG(0.1f));
-        assertEquals("1e+06", CNum.formatG(1e6));
-        assertEquals("123456", CNum.formatG(123456.5)); // exact tie: glibc rounds half to even
-        assertEquals("1.23457e+06", CNum.formatG(1234567));
-        assertEquals("123457", CNum.formatG(123456.51));
-        assertEquals("0.0001", CNum.formatG(0.0001));
-        assertEquals("1e-05", CNum.formatG(0.00001));
-        assertEquals("0", CNum.formatG(0));
+        assertEquals("5000", CFormat.g(5000f));
+        assertEquals("264", CFormat.g(264f));
+        assertEquals("0.24", CFormat.g(0.24f));
+        assertEquals("2.4", CFormat.g(2.4f));
+        assertEquals("12", CFormat.g(12f));
+        assertEquals("24", CFormat.g(24f));
+        assertEquals("21", CFormat.g(21f));
+        assertEquals("22", CFormat.g(22f));
+        assertEquals("12.5", CFormat.g(12.5f));
+        assertEquals("0.1", CFormat.g(0.1f));
+        assertEquals("1e+06", CFormat.g(1e6));
+        assertEquals("123456", CFormat.g(123456.5)); // exact tie: glibc rounds half to even
+        assertEquals("1.23457e+06", CFormat.g(1234567));
+        assertEquals("123457", CFormat.g(123456.51));
+        assertEquals("0.0001", CFormat.g(0.0001));
+        assertEquals("1e-05", CFormat.g(0.00001));
+        assertEquals("0", CFormat.g(0));
         assertEquals(8, CNum.strtol("010", 0));
         assertEquals(16, CNum.strtol("0x10", 0));
         assertEquals(-5, CNum.strtol(" -5z", 0));
