@@ -124,15 +124,17 @@ class BootstrapFaultTest {
                 assertFailure(e, Result.TIMEOUT, "rank 0 of 2 waiting for the bootstrap root at 127.0.0.1:");
             }
             // Nothing listens: refusals are retried for NCCL4J_CONNECT_TIMEOUT_MS, then SYSTEM_ERROR.
-            int port = BootstrapHarness.freePort();
-            BootstrapId id = new BootstrapId(BootstrapHarness.loopback(port), 1L, false);
-            NcclException e = assertThrows(NcclException.class,
-                    () -> Bootstrap.init(id, 0, 2, LO, Deadline.afterMillis(5000), null, 300, 1000));
-            assertFailure(e, Result.SYSTEM_ERROR, "connecting to the bootstrap root at 127.0.0.1:" + port, "refused");
-            // ... unless the deadline comes first: TIMEOUT.
-            e = assertThrows(NcclException.class,
-                    () -> Bootstrap.init(id, 0, 2, LO, Deadline.afterMillis(300), null, 20_000, 1000));
-            assertFailure(e, Result.TIMEOUT, "connecting to the bootstrap root", "refused");
+            try (var refusing = BootstrapHarness.refusingPort()) {
+                int port = refusing.getLocalPort();
+                BootstrapId id = new BootstrapId(BootstrapHarness.loopback(port), 1L, false);
+                NcclException e = assertThrows(NcclException.class,
+                        () -> Bootstrap.init(id, 0, 2, LO, Deadline.afterMillis(5000), null, 300, 1000));
+                assertFailure(e, Result.SYSTEM_ERROR, "connecting to the bootstrap root at 127.0.0.1:" + port, "refused");
+                // ... unless the deadline comes first: TIMEOUT.
+                e = assertThrows(NcclException.class,
+                        () -> Bootstrap.init(id, 0, 2, LO, Deadline.afterMillis(300), null, 20_000, 1000));
+                assertFailure(e, Result.TIMEOUT, "connecting to the bootstrap root", "refused");
+            }
         });
     }
 

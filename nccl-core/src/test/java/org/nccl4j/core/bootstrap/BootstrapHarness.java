@@ -100,6 +100,17 @@ final class BootstrapHarness {
         }
     }
 
+    /**
+     * A loopback port that refuses connections and stays so: bound by a socket that never
+     * listens, so no other test can take it between choosing and connecting (a port of a closed
+     * {@link ServerSocket} can be).
+     */
+    static java.net.Socket refusingPort() throws IOException {
+        java.net.Socket s = new java.net.Socket();
+        s.bind(new InetSocketAddress(LO, 0));
+        return s;
+    }
+
     static InetSocketAddress loopback(int port) {
         return new InetSocketAddress(LO, port);
     }
