@@ -149,22 +149,10 @@ public interface Communicator extends AutoCloseable {
      * @param type     element type
      * @param stream   where to enqueue
      * @return the completion of the last operation
+     * @throws NcclException INVALID_ARGUMENT, before anything is enqueued, for a null or short
+     *     buffer, a negative or overflowing count, a null type or stream
      */
-    default Completion allToAll(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type,
-                                Stream stream) {
-        long block = count * type.size();
-        Completion last = null;
-        Nccl.groupStart();
-        try {
-            for (int p = 0; p < count(); p++) {
-                send(sendbuff.asSlice(p * block, block), count, type, p, stream);
-                last = recv(recvbuff.asSlice(p * block, block), count, type, p, stream);
-            }
-        } finally {
-            Nccl.groupEnd();
-        }
-        return last;
-    }
+    Completion allToAll(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, Stream stream);
 
     /**
      * Blocking AllReduce on the default stream.

@@ -251,6 +251,12 @@ public final class CoreCommunicator implements Communicator {
     }
 
     @Override
+    public Completion allToAll(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type,
+                               Stream stream) {
+        return Enqueue.allToAll(this, sendbuff, recvbuff, count, type, stream);
+    }
+
+    @Override
     public void abort() {
         abortFlag.set("aborted by ncclCommAbort");
         if (closed.compareAndSet(false, true)) {

@@ -250,4 +250,39 @@ public final class Enqueue {
         comm.checkUsable();
         return enqueue(new Pending(comm, s, null, new P2pOp(send, buf, b, peer), new HostCompletion()));
     }
+
+    /**
+     * Checks an AllToAll whole, then enqueues it as a group of one send and one receive per
+     * peer, so a bad argument fails before any block is sent or received.
+     *
+     * @param comm     the communicator
+     * @param sendbuff {@code nranks * count} elements
+     * @param recvbuff {@code nranks * count} elements
+     * @param count    elements per peer
+     * @param type     element type
+     * @param stream   the stream
+     * @return the completion of the last receive
+     */
+    public static Completion allToAll(CoreCommunicator comm, MemorySegment sendbuff, MemorySegment recvbuff, long count,
+                                      DataType type, Stream stream) {
+        stream(comm, stream);
+        typeAndOp(type, null, false);
+        int n = comm.count();
+        long total = bytes(count, type, n, "count");
+        buffer(sendbuff, "sendbuff", total, false);
+        buffer(recvbuff, "recvbuff", total, true);
+        comm.checkUsable();
+        long block = total / n;
+        Completion last = null;
+        groupStart();
+        try {
+            for (int p = 0; p < n; p++) {
+                p2p(comm, true, sendbuff.asSlice(p * block, block), count, type, p, stream);
+                last = p2p(comm, false, recvbuff.asSlice(p * block, block), count, type, p, stream);
+            }
+        } finally {
+            groupEnd();
+        }
+        return last;
+    }
 }

@@ -1,5 +1,6 @@
 package org.nccl4j.core.kernel;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -112,6 +113,51 @@ class CollectiveFaultTest {
         NcclException e = assertThrows(NcclUsageException.class,
                 () -> comms.get(0).allReduce(one, one, 4, DataType.FLOAT32, RedOp.SUM, null));
         assertInstanceOf(NcclUsageException.class, e);
+    }
+
+    @Test
+    void allToAllChecksItsArgumentsBeforeMovingAnyBlock() {
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            List<Communicator> comms = Nccl.commInitAll(2);
+            try {
+                Communicator c = comms.get(0);
+                var s = c.defaultStream();
+                float[] sent = {1, 2, 3, 4, 5, 6, 7, 8};
+                float[] untouched = {-1, -1, -1, -1, -1, -1};
+                MemorySegment send = MemorySegment.ofArray(sent);
+                MemorySegment shortBuf = MemorySegment.ofArray(untouched); // 24 bytes: 1.5 blocks of 4 floats
+                assertInvalid("recvbuff holds 24 bytes but the call needs 32",
+                        () -> c.allToAll(send, shortBuf, 4, DataType.FLOAT32, s));
+                assertInvalid("sendbuff holds 24 bytes but the call needs 32",
+                        () -> c.allToAll(shortBuf, MemorySegment.ofArray(new float[8]), 4, DataType.FLOAT32, s));
+                assertInvalid("count 1152921504606846976 of FLOAT32 overflows",
+                        () -> c.allToAll(send, send, 1L << 60, DataType.FLOAT32, s)); // x4 bytes fits, x2 ranks not
+                assertInvalid("count -1 is negative", () -> c.allToAll(send, shortBuf, -1, DataType.FLOAT32, s));
+                assertInvalid("recvbuff is null", () -> c.allToAll(send, null, 4, DataType.FLOAT32, s));
+                assertInvalid("invalid data type null", () -> c.allToAll(send, shortBuf, 1, null, s));
+                // Nothing was enqueued: a valid AllToAll after them on the same stream pairs up and
+                // delivers, and the refused receive buffer still holds what it held.
+                float[][] recv = new float[2][8];
+                Nccl.groupStart();
+                for (int r = 0; r < 2; r++) {
+                    Communicator x = comms.get(r);
+                    x.allToAll(send, MemorySegment.ofArray(recv[r]), 4, DataType.FLOAT32, x.defaultStream());
+                }
+                Nccl.groupEnd();
+                comms.forEach(x -> x.defaultStream().synchronize());
+                assertArrayEquals(new float[] {1, 2, 3, 4, 1, 2, 3, 4}, recv[0]);
+                assertArrayEquals(new float[] {5, 6, 7, 8, 5, 6, 7, 8}, recv[1]);
+                assertArrayEquals(new float[] {-1, -1, -1, -1, -1, -1}, untouched);
+            } finally {
+                comms.forEach(Communicator::abort);
+            }
+        });
+    }
+
+    private static void assertInvalid(String expected, org.junit.jupiter.api.function.Executable call) {
+        NcclException e = assertThrows(NcclException.class, call);
+        assertEquals(Result.INVALID_ARGUMENT, e.result(), e.getMessage());
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 
     @Test
