@@ -30,7 +30,10 @@ import org.nccl4j.core.wait.Deadline;
  *       deadlines (less a margin of 10%, at least 200 ms) comes with ranks still missing, every rank
  *       that checked in receives a TIMEOUT error listing the missing ranks.</li>
  *   <li>After a failure the root keeps answering late check-ins with the same error until the last
- *       known rank deadline has passed, then exits. Without any check-in it waits until closed.</li>
+ *       known rank deadline has passed, then exits.</li>
+ *   <li>Until the first rank checks in, the root waits at most its first-check-in deadline (the
+ *       init timeout for the root of {@code Nccl.getUniqueId()}), then logs that nobody came and
+ *       exits, releasing its port; NCCL's root would wait for ever.</li>
  * </ul>
  * The thread is a daemon; {@link #close()} stops it at once.
  */
@@ -58,15 +61,18 @@ public final class BootstrapRoot implements AutoCloseable {
     private final Stopper stopper = new Stopper(null);
     private final Acceptor acceptor;
     private final Thread thread;
+    /** When to give up if no rank has checked in; {@code null}: only {@link #close()} ends the wait. */
+    private final Deadline firstCheckIn;
 
     /** One check-in as the root saw it. */
     private record Arrived(int rank, Wire.CheckIn info, InetSocketAddress from, long arrivalNanos, long rootDeadlineNanos,
                            long rankDeadlineNanos) {
     }
 
-    private BootstrapRoot(ServerSocketChannel server, InetSocketAddress address, long nonce, long handshakeMs)
-            throws IOException {
+    private BootstrapRoot(ServerSocketChannel server, InetSocketAddress address, long nonce, Deadline firstCheckIn,
+                          long handshakeMs) throws IOException {
         this.server = server;
+        this.firstCheckIn = firstCheckIn;
         this.address = address;
         this.nonce = nonce;
         this.name = "root " + SockAddr.text(address);
@@ -82,15 +88,27 @@ public final class BootstrapRoot implements AutoCloseable {
      * @param bindAddress where to listen; port 0 picks an ephemeral port, a fixed port (the
      *                    {@code NCCL_COMM_ID} case) sets {@code SO_REUSEADDR}
      * @param nonce       the communicator nonce of the unique id
+     * @param firstCheckIn how long from now to wait for the first rank; then the root exits
      * @return the running root
      * @throws NcclException INVALID_ARGUMENT for a null or unresolved address, SYSTEM_ERROR if the
      *     socket cannot be bound (e.g. the port is in use)
      */
-    public static BootstrapRoot start(InetSocketAddress bindAddress, long nonce) {
-        return start(bindAddress, nonce, DEFAULT_HANDSHAKE_MS);
+    public static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, Duration firstCheckIn) {
+        return start(bindAddress, nonce, Deadline.after(firstCheckIn), DEFAULT_HANDSHAKE_MS);
     }
 
+    /** For tests: a root that waits for its first check-in until closed. */
+    static BootstrapRoot start(InetSocketAddress bindAddress, long nonce) {
+        return start(bindAddress, nonce, null, DEFAULT_HANDSHAKE_MS);
+    }
+
+    /** For tests: a root that waits until closed, with a handshake limit of {@code handshakeMs}. */
     static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, long handshakeMs) {
+        return start(bindAddress, nonce, null, handshakeMs);
+    }
+
+    private static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, Deadline firstCheckIn,
+                                       long handshakeMs) {
         if (bindAddress == null || bindAddress.isUnresolved()) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "bootstrap root bind address " + bindAddress
                     + " is null or unresolved", "pass the address of the bootstrap interface");
@@ -103,7 +121,7 @@ public final class BootstrapRoot implements AutoCloseable {
             }
             server.bind(bindAddress, BACKLOG);
             InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
-            BootstrapRoot root = new BootstrapRoot(server, bound, nonce, handshakeMs);
+            BootstrapRoot root = new BootstrapRoot(server, bound, nonce, firstCheckIn, handshakeMs);
             Log.trace(Subsys.INIT, "bootstrap root listening on %s", SockAddr.text(bound));
             root.thread.start();
             return root;
@@ -181,6 +199,8 @@ public final class BootstrapRoot implements AutoCloseable {
                     wait = Math.min(wait, millisUntil(now, lingerUntil));
                 } else if (count > 0) {
                     wait = Math.min(wait, millisUntil(now, earliestDeadline));
+                } else if (firstCheckIn != null) {
+                    wait = Math.min(wait, firstCheckIn.remainingMillis() + 1);
                 }
                 for (Acceptor.Arrival a : acceptor.poll(Math.max(1, wait))) {
                     Io.closeQuietly(a.channel());
@@ -194,6 +214,12 @@ public final class BootstrapRoot implements AutoCloseable {
                 }
                 if (failure == null && count > 0 && now - earliestDeadline >= 0) {
                     failMissing(now);
+                }
+                if (failure == null && count == 0 && firstCheckIn != null && firstCheckIn.expired()) {
+                    Log.warn("bootstrap %s: no rank checked in within %d ms; the root exits and its unique id is "
+                            + "no longer usable (raise NCCL4J_INIT_TIMEOUT_MS if ranks start later)", name,
+                            firstCheckIn.total().toMillis());
+                    break;
                 }
                 if (failure != null && now - lingerUntil >= 0) {
                     Log.trace(Subsys.INIT, "bootstrap %s: giving up after the failure", name);

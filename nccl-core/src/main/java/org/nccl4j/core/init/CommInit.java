@@ -102,7 +102,7 @@ public final class CommInit {
         try {
             InetAddress local = BootstrapInterface.select(config, bid.fromCommId() ? bid.root() : null).address();
             if (bid.fromCommId() && rank == 0) {
-                root = BootstrapRoot.start(bid.root(), bid.nonce());
+                root = BootstrapRoot.start(bid.root(), bid.nonce(), deadline.total());
             }
             bootstrap = Bootstrap.init(bid, rank, nranks, local, deadline, abort, config);
             DeviceBackend backend = DeviceBackends.select(config).backend();
@@ -160,7 +160,8 @@ public final class CommInit {
 
     /**
      * Starts a bootstrap root here and returns its id ({@code ncclGetUniqueId}); with
-     * {@code NCCL_COMM_ID} set, returns the id of that address and starts nothing.
+     * {@code NCCL_COMM_ID} set, returns the id of that address and starts nothing. The root ends
+     * once every rank has its answer, or after the init timeout if no rank checks in.
      *
      * @param config parameters
      * @return the id
@@ -172,7 +173,8 @@ public final class CommInit {
         }
         InetAddress local = BootstrapInterface.select(config, null).address();
         long nonce = BootstrapId.newNonce();
-        BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce);
+        BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce,
+                initTimeout(config, CommConfig.defaults()));
         return new BootstrapId(root.address(), nonce, false).toUniqueId();
     }
 
