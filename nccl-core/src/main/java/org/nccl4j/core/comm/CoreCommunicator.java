@@ -26,7 +26,9 @@ import org.nccl4j.core.stream.HostStream;
 import org.nccl4j.core.init.PeerInfo;
 import org.nccl4j.core.init.RankLayout;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
+import org.nccl4j.core.wait.CommFailure;
 
 /**
  * nccl-core's communicator ({@code struct ncclComm}): what init established, the bootstrap it
@@ -43,13 +45,16 @@ public final class CoreCommunicator implements Communicator {
     private final AbortFlag abortFlag;
     private final Config config;
     private final Duration initTime;
-    private final AtomicReference<NcclException> asyncError;
+    private final CommFailure failure;
+    private final long opTimeoutNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Engine engine;
     private final Arena arena;
     private final AtomicReference<Proxy> proxy;
     private final List<HostStream> streams = new CopyOnWriteArrayList<>();
     private final HostStream defaultStream;
+    /** After abort every wait ends within milliseconds; this bounds a thread that does not. */
+    private static final long ABORT_STOP_MILLIS = 2_000;
 
     /**
      * @param rank      this rank
@@ -65,12 +70,12 @@ public final class CoreCommunicator implements Communicator {
      * @param engine    the connected channels
      * @param arena     owns the connection memory
      * @param proxy     the proxy thread, if one was started
-     * @param asyncError where background failures are recorded
+     * @param failure   where background failures are recorded
      */
     public CoreCommunicator(int rank, int nranks, Device device, String netName, List<PeerInfo> peers,
                             RankLayout layout, Bootstrap bootstrap, AbortFlag abortFlag, Config config,
                             Duration initTime, Engine engine, Arena arena, AtomicReference<Proxy> proxy,
-                            AtomicReference<NcclException> asyncError) {
+                            CommFailure failure) {
         this.rank = rank;
         this.nranks = nranks;
         this.device = device;
@@ -84,8 +89,9 @@ public final class CoreCommunicator implements Communicator {
         this.engine = engine;
         this.arena = arena;
         this.proxy = proxy;
-        this.asyncError = asyncError;
-        this.defaultStream = new HostStream();
+        this.failure = failure;
+        this.opTimeoutNanos = config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L;
+        this.defaultStream = new HostStream(opTimeoutNanos);
         streams.add(defaultStream);
     }
 
@@ -121,22 +127,23 @@ public final class CoreCommunicator implements Communicator {
 
     @Override
     public Result asyncError() {
-        NcclException e = asyncError.get();
+        NcclException e = failure.get();
         return e == null ? Result.SUCCESS : e.result();
     }
 
     /** @return the first asynchronous failure, or {@code null} */
     public NcclException asyncException() {
-        return asyncError.get();
+        return failure.get();
     }
 
     /**
-     * Records a background failure; the first one sticks.
+     * Records a background failure (the first one sticks) and aborts the communicator's waits.
      *
-     * @param e the failure
+     * @param where who failed, for the log
+     * @param e     the failure
      */
-    public void setAsyncError(NcclException e) {
-        asyncError.compareAndSet(null, e);
+    public void fail(String where, NcclException e) {
+        failure.fail(where, e);
     }
 
     /** @return every rank's AllGather1 info, index = rank */
@@ -185,7 +192,7 @@ public final class CoreCommunicator implements Communicator {
     public void checkUsable() {
         checkOpen();
         abortFlag.check("enqueue on rank " + rank);
-        NcclException e = asyncError.get();
+        NcclException e = failure.get();
         if (e != null) {
             throw NcclException.of(e.result(), "communicator of rank " + rank + " failed earlier: " + e.detail(),
                     "abort it and create a new one", e);
@@ -195,7 +202,7 @@ public final class CoreCommunicator implements Communicator {
     @Override
     public Stream createStream() {
         checkOpen();
-        HostStream s = new HostStream();
+        HostStream s = new HostStream(opTimeoutNanos);
         streams.add(s);
         return s;
     }
@@ -273,21 +280,39 @@ public final class CoreCommunicator implements Communicator {
         }
     }
 
-    /** Streams first (their work ends, or fails on the abort flag), then proxy, connections, bootstrap. */
+    /**
+     * Streams first (their work ends, bounded by the op deadline, or fails at once on the abort
+     * flag), then proxy, connections, bootstrap. Memory is freed only once no thread can touch
+     * it: a stream, worker or proxy thread still running keeps it (and says so at WARN).
+     */
     private void teardown(boolean graceful) {
         if (!graceful) {
             bootstrap.abort();
         }
-        streams.forEach(HostStream::close);
-        Proxy p = proxy.get();
-        if (p != null) {
-            p.close();
+        boolean stopped = true;
+        for (HostStream s : streams) {
+            boolean done = graceful ? s.stop() : s.stop(ABORT_STOP_MILLIS);
+            if (!done && graceful) {
+                // Stuck past its deadline: abort so its waits end, then give it the abort bound.
+                abortFlag.set("destroy found stream " + s + " stuck");
+                done = s.stop(ABORT_STOP_MILLIS);
+            }
+            stopped &= done;
         }
-        engine.close();
+        Proxy p = proxy.get();
+        if (stopped) {
+            stopped = p == null || p.stop();
+            stopped &= engine.stop();
+        }
         if (graceful) {
             bootstrap.close();
         }
-        arena.close();
+        if (stopped) {
+            arena.close();
+        } else {
+            Log.warn("comm rank %d: threads still running at %s; its connection memory is kept", rank,
+                    graceful ? "destroy" : "abort");
+        }
     }
 
     private void checkOpen() {

@@ -31,7 +31,25 @@ public final class Enqueue {
     private static final class Group {
         int depth;
         final List<Pending> ops = new ArrayList<>();
+        /** The first refused call of the open group: groupEnd throws it and launches nothing. */
         NcclException error;
+    }
+
+    /**
+     * Runs one call's checks and enqueue; inside a group a refusal is also kept as the group's
+     * error ({@code ncclGroupErrCheck}), so that groupEnd fails the whole group instead of
+     * launching the rest of it to peers that would wait for the refused part.
+     */
+    private static Completion recorded(java.util.function.Supplier<Completion> call) {
+        try {
+            return call.get();
+        } catch (NcclException e) {
+            Group g = GROUP.get();
+            if (g.depth > 0 && g.error == null) {
+                g.error = e;
+            }
+            throw e;
+        }
     }
 
     /** {@code ncclGroupStart}. */
@@ -39,7 +57,11 @@ public final class Enqueue {
         GROUP.get().depth++;
     }
 
-    /** {@code ncclGroupEnd}: launches the outermost group, one launch per communicator. */
+    /**
+     * {@code ncclGroupEnd}: launches the outermost group, one launch per communicator; if a call
+     * of the group was refused, launches nothing, fails the group's completions and throws that
+     * first error.
+     */
     public static void groupEnd() {
         Group g = GROUP.get();
         if (g.depth == 0) {
@@ -92,17 +114,26 @@ public final class Enqueue {
                 batch.forEach(p -> p.completion().complete());
             } catch (NcclException e) {
                 failed(comm, stream, batch, e);
-            } catch (RuntimeException | Error e) {
+            } catch (RuntimeException e) {
                 failed(comm, stream, batch, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+            } catch (Error e) {
+                // The communicator is failed and its waiters released; the Error itself propagates.
+                failed(comm, stream, batch, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+                throw e;
             }
         });
     }
 
+    /**
+     * A failed launch: an argument the launch itself refused leaves the communicator usable;
+     * anything else (a peer, the network, a timeout, a bug) fails it, which aborts its waits.
+     */
     private static void failed(CoreCommunicator comm, HostStream stream, List<Pending> batch, NcclException e) {
         if (e.result() != Result.INVALID_ARGUMENT) {
-            comm.setAsyncError(e);
+            comm.fail("rank " + comm.rank() + " launch on " + stream, e);
+        } else {
+            Log.warn("rank %d: %s", comm.rank(), e.getMessage());
         }
-        Log.warn("rank %d: %s", comm.rank(), e.getMessage());
         stream.recordError(e);
         batch.forEach(p -> p.completion().fail(e));
     }
@@ -181,6 +212,10 @@ public final class Enqueue {
      * @return its completion
      */
     public static Completion collective(CoreCommunicator comm, CollOp op, Stream stream) {
+        return recorded(() -> checkedCollective(comm, op, stream));
+    }
+
+    private static Completion checkedCollective(CoreCommunicator comm, CollOp op, Stream stream) {
         HostStream s = stream(comm, stream);
         int n = comm.count();
         boolean reduces = op.func() != CollOp.Func.BROADCAST && op.func() != CollOp.Func.ALL_GATHER;
@@ -223,7 +258,7 @@ public final class Enqueue {
                     op.func(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, s,
                     chosen.algorithm().ncclName(), chosen.protocol().ncclName());
         }
-        return enqueue(new Pending(comm, s, chosen, null, new HostCompletion()));
+        return enqueue(new Pending(comm, s, chosen, null, new HostCompletion(s)));
     }
 
     /**
@@ -240,6 +275,11 @@ public final class Enqueue {
      */
     public static Completion p2p(CoreCommunicator comm, boolean send, MemorySegment buf, long count, DataType type,
                                  int peer, Stream stream) {
+        return recorded(() -> checkedP2p(comm, send, buf, count, type, peer, stream));
+    }
+
+    private static Completion checkedP2p(CoreCommunicator comm, boolean send, MemorySegment buf, long count,
+                                         DataType type, int peer, Stream stream) {
         HostStream s = stream(comm, stream);
         typeAndOp(type, null, false);
         if (peer < 0 || peer >= comm.count()) {
@@ -248,7 +288,7 @@ public final class Enqueue {
         long b = bytes(count, type, 1, "count");
         buffer(buf, send ? "sendbuff" : "recvbuff", b, !send);
         comm.checkUsable();
-        return enqueue(new Pending(comm, s, null, new P2pOp(send, buf, b, peer), new HostCompletion()));
+        return enqueue(new Pending(comm, s, null, new P2pOp(send, buf, b, peer), new HostCompletion(s)));
     }
 
     /**
@@ -265,6 +305,11 @@ public final class Enqueue {
      */
     public static Completion allToAll(CoreCommunicator comm, MemorySegment sendbuff, MemorySegment recvbuff, long count,
                                       DataType type, Stream stream) {
+        return recorded(() -> checkedAllToAll(comm, sendbuff, recvbuff, count, type, stream));
+    }
+
+    private static Completion checkedAllToAll(CoreCommunicator comm, MemorySegment sendbuff, MemorySegment recvbuff,
+                                              long count, DataType type, Stream stream) {
         stream(comm, stream);
         typeAndOp(type, null, false);
         int n = comm.count();

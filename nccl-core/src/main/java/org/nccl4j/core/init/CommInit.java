@@ -43,6 +43,7 @@ import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
+import org.nccl4j.core.wait.CommFailure;
 import org.nccl4j.core.wait.Deadline;
 
 /**
@@ -99,6 +100,8 @@ public final class CommInit {
         BootstrapRoot root = null;
         Bootstrap bootstrap = null;
         Engine engine = null;
+        AtomicReference<Proxy> proxy = new AtomicReference<>();
+        Arena arena = null;
         try {
             InetAddress local = BootstrapInterface.select(config, bid.fromCommId() ? bid.root() : null).address();
             if (bid.fromCommId() && rank == 0) {
@@ -126,17 +129,10 @@ public final class CommInit {
                     rank, nranks, layout.nodeCount(), layout.localRanks().length, layout.localRank(), dev.backend(),
                     devIndex, dev.busIdText());
 
-            AtomicReference<NcclException> asyncError = new AtomicReference<>();
-            AtomicReference<Proxy> proxy = new AtomicReference<>();
-            Arena arena = Arena.ofShared();
-            try {
-                engine = connectEngine(rank, peers, layout, config, net, bootstrap, abort, arena, proxy, asyncError,
-                        bid.nonce(), deadline);
-            } catch (RuntimeException e) {
-                closeProxy(proxy);
-                arena.close();
-                throw e;
-            }
+            CommFailure failure = new CommFailure(abort);
+            arena = Arena.ofShared();
+            engine = connectEngine(rank, peers, layout, config, net, bootstrap, abort, arena, proxy, failure,
+                    bid.nonce(), deadline);
 
             int[] nodeRanks = layout.localRanks();
             bootstrap.barrier(nodeRanks, (int) peers.get(nodeRanks[0]).pidHash(), deadline);
@@ -144,13 +140,16 @@ public final class CommInit {
             Log.info(Subsys.INIT, "comm rank %d nranks %d device %s:%d busId %s - Init COMPLETE (%d ms)",
                     rank, nranks, dev.backend(), devIndex, dev.busIdText(), took.toMillis());
             return new CoreCommunicator(rank, nranks, new Device(dev.backend(), devIndex, dev.busIdText()),
-                    net.net().name(), peers, layout, bootstrap, abort, config, took, engine, arena, proxy, asyncError);
+                    net.net().name(), peers, layout, bootstrap, abort, config, took, engine, arena, proxy, failure);
         } catch (NcclException e) {
-            abortQuietly(bootstrap, engine);
+            release(bootstrap, engine, proxy, arena);
             throw e;
         } catch (RuntimeException e) {
-            abortQuietly(bootstrap, engine);
+            release(bootstrap, engine, proxy, arena);
             throw NcclException.of(Result.INTERNAL_ERROR, "init of rank " + rank + " failed: " + e, null, e);
+        } catch (Error e) {
+            release(bootstrap, engine, proxy, arena);
+            throw e;
         } finally {
             if (root != null) {
                 root.close();
@@ -167,15 +166,29 @@ public final class CommInit {
      * @return the id
      */
     public static UniqueId newUniqueId(Config config) {
+        return newRootedId(config).id();
+    }
+
+    /** A unique id and the root this process started for it ({@code null} with {@code NCCL_COMM_ID}). */
+    public record RootedId(UniqueId id, BootstrapRoot root) {
+    }
+
+    /**
+     * {@link #newUniqueId} for a caller that closes the root itself when its ranks fail.
+     *
+     * @param config parameters
+     * @return the id and its root
+     */
+    public static RootedId newRootedId(Config config) {
         String commId = config.string(Params.COMM_ID);
         if (commId != null) {
-            return BootstrapId.fromCommId(commId).toUniqueId();
+            return new RootedId(BootstrapId.fromCommId(commId).toUniqueId(), null);
         }
         InetAddress local = BootstrapInterface.select(config, null).address();
         long nonce = BootstrapId.newNonce();
         BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce,
                 initTimeout(config, CommConfig.defaults()));
-        return new BootstrapId(root.address(), nonce, false).toUniqueId();
+        return new RootedId(new BootstrapId(root.address(), nonce, false).toUniqueId(), root);
     }
 
     private static void printVersion() {
@@ -191,19 +204,16 @@ public final class CommInit {
         return out;
     }
 
-    private static void abortQuietly(Bootstrap bootstrap, Engine engine) {
-        if (engine != null) {
-            engine.close();
-        }
+    /** A failed init's teardown: threads first; memory only once no thread can touch it. */
+    private static void release(Bootstrap bootstrap, Engine engine, AtomicReference<Proxy> proxy, Arena arena) {
         if (bootstrap != null) {
             bootstrap.abort();
         }
-    }
-
-    private static void closeProxy(AtomicReference<Proxy> proxy) {
         Proxy p = proxy.get();
-        if (p != null) {
-            p.close();
+        boolean stopped = p == null || p.stop();
+        stopped &= engine == null || engine.stop();
+        if (arena != null && stopped) {
+            arena.close();
         }
     }
 
@@ -214,7 +224,7 @@ public final class CommInit {
      */
     private static Engine connectEngine(int rank, List<PeerInfo> peers, RankLayout layout, Config config,
                                         NetSelection net, Bootstrap bootstrap, AbortFlag abort, Arena arena,
-                                        AtomicReference<Proxy> proxy, AtomicReference<NcclException> asyncError,
+                                        AtomicReference<Proxy> proxy, CommFailure failure,
                                         long commId, Deadline deadline) {
         BuffSizes buffs = BuffSizes.of(config);
         TuningProfile profile = DeviceProfiles.of(peers);
@@ -230,16 +240,17 @@ public final class CommInit {
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
                 if (proxy.get() == null) {
-                    proxy.set(new Proxy(rank, abort, e -> asyncError.compareAndSet(null, e)));
+                    proxy.set(new Proxy(rank, abort, e -> failure.fail("NCCLproxy " + rank, e)));
                 }
                 return proxy.get();
             }
         };
         TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, net, proxies, abort);
         boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
-        Waiter waiter = new Waiter(abort, asyncError::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
+        Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
                 oversubscribed);
         return Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
-                new ModelAlgoChooser(topo.model()), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS));
+                new ModelAlgoChooser(topo.model()), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS),
+                failure);
     }
 }

@@ -19,10 +19,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.enqueue.CollOp;
 import org.nccl4j.core.enqueue.P2pOp;
 import org.nccl4j.core.reduce.Reducer;
@@ -31,6 +34,7 @@ import org.nccl4j.core.transport.Protocol;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
 import org.nccl4j.core.transport.TransportSetup.Link;
+import org.nccl4j.core.wait.CommFailure;
 import org.nccl4j.core.wait.Deadline;
 
 /**
@@ -44,6 +48,8 @@ public final class Engine implements AutoCloseable {
     static final int P2P_CHANNEL = 64;
     private static final int RING_TAG = 1;
     private static final int P2P_TAG = 2 + P2P_CHANNEL;
+    /** Bound on the workers' exit at teardown: every wait observes the abort flag within a few ms. */
+    private static final long STOP_MILLIS = 5_000;
 
     private final TransportContext ctx;
     private final TransportSetup setup;
@@ -57,9 +63,11 @@ public final class Engine implements AutoCloseable {
     private final ExecutorService workers;
     private final ReentrantLock lock = new ReentrantLock();
     private final long connectTimeoutMs;
+    private final CommFailure failure;
 
     private Engine(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, List<Channel> channels,
-                   Set<Conn> channelConns, AlgoChooser chooser, Waiter waiter, long connectTimeoutMs) {
+                   Set<Conn> channelConns, AlgoChooser chooser, Waiter waiter, long connectTimeoutMs,
+                   CommFailure failure) {
         this.ctx = ctx;
         this.setup = setup;
         this.bootstrap = bootstrap;
@@ -68,6 +76,7 @@ public final class Engine implements AutoCloseable {
         this.chooser = chooser;
         this.waiter = waiter;
         this.connectTimeoutMs = connectTimeoutMs;
+        this.failure = failure;
         this.workers = channels.size() > 1
                 ? Executors.newFixedThreadPool(channels.size() - 1,
                         Thread.ofPlatform().daemon().name("nccl4j-rank" + ctx.rank() + "-channel-", 1).factory())
@@ -87,11 +96,13 @@ public final class Engine implements AutoCloseable {
      * @param waiter    how kernels wait
      * @param deadline  for the exchange
      * @param connectTimeoutMs deadline of later lazy point-to-point connects
+     * @param failure   where a channel's failure is recorded (it aborts the communicator)
      * @return the engine
      * @throws NcclException with {@link Result#INVALID_ARGUMENT} for a malformed plan
      */
     public static Engine connect(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, List<ChannelPlan> plans,
-                                 AlgoChooser chooser, Waiter waiter, Deadline deadline, long connectTimeoutMs) {
+                                 AlgoChooser chooser, Waiter waiter, Deadline deadline, long connectTimeoutMs,
+                                 CommFailure failure) {
         if (plans.isEmpty()) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "no channels to connect", "pass at least one ChannelPlan");
         }
@@ -143,7 +154,7 @@ public final class Engine implements AutoCloseable {
         Set<Conn> all = Collections.newSetFromMap(new IdentityHashMap<>());
         all.addAll(conns.sends().values());
         all.addAll(conns.recvs().values());
-        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), all, chooser, waiter, connectTimeoutMs);
+        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), all, chooser, waiter, connectTimeoutMs, failure);
     }
 
     private static final Comparator<Link> LINK_ORDER = Comparator.comparingInt(Link::channel).thenComparingInt(Link::peer);
@@ -236,29 +247,44 @@ public final class Engine implements AutoCloseable {
             runChannel(op, 0, 1);
             return;
         }
+        // The first channel to fail is the cause: it is recorded before the abort it triggers,
+        // so the other channels' "aborted" failures never win.
+        AtomicReference<RuntimeException> first = new AtomicReference<>();
         List<CompletableFuture<Void>> others = new ArrayList<>();
         for (int c = 1; c < nc; c++) {
             int bid = c;
-            others.add(CompletableFuture.runAsync(() -> runChannel(op, bid, nc), workers));
+            others.add(CompletableFuture.runAsync(() -> runChannelOrFail(op, bid, nc, first), workers));
         }
-        RuntimeException first = null;
         try {
-            runChannel(op, 0, nc);
+            runChannelOrFail(op, 0, nc, first);
         } catch (RuntimeException e) {
-            first = e;
-            ctx.abort().set("channel 0 failed: " + e.getMessage());
+            // recorded in first
         }
         for (CompletableFuture<Void> f : others) {
             try {
                 f.join();
             } catch (CompletionException e) {
-                if (first == null) {
-                    first = e.getCause() instanceof RuntimeException r ? r : e;
+                if (e.getCause() instanceof Error err) {
+                    throw err;
                 }
             }
         }
-        if (first != null) {
-            throw first;
+        if (first.get() != null) {
+            throw first.get();
+        }
+    }
+
+    /** Runs one channel; a failure is recorded as the communicator's, which aborts the other channels and streams. */
+    private void runChannelOrFail(CollOp op, int bid, int nc, AtomicReference<RuntimeException> first) {
+        try {
+            runChannel(op, bid, nc);
+        } catch (RuntimeException | Error e) {
+            if (first.compareAndSet(null, e instanceof RuntimeException r ? r : new IllegalStateException(e))) {
+                NcclException n = e instanceof NcclException x ? x
+                        : NcclException.of(Result.INTERNAL_ERROR, "channel " + bid + " failed: " + e, null, e);
+                failure.fail("rank " + ctx.rank() + " channel " + bid, n);
+            }
+            throw e;
         }
     }
 
@@ -379,14 +405,36 @@ public final class Engine implements AutoCloseable {
         return sb.toString();
     }
 
-    @Override
-    public void close() {
+    /**
+     * Stops the channel workers and closes the connections. A worker still running after the
+     * bound (the abort flag ends every wait, so only a bug or a stuck plugin keeps one) keeps
+     * the connections open: their memory is not freed under it.
+     *
+     * @return whether everything was released
+     */
+    public boolean stop() {
         if (workers != null) {
             workers.shutdownNow();
+            try {
+                if (!workers.awaitTermination(STOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                    Log.warn("rank %d: channel workers still running after %d ms; "
+                            + "their connections are not freed", ctx.rank(), STOP_MILLIS);
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
         channelConns.forEach(Conn::close);
         p2pSend.values().forEach(Conn::close);
         p2pRecv.values().forEach(Conn::close);
+        return true;
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 
 }

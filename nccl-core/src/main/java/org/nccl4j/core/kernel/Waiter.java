@@ -98,12 +98,14 @@ public final class Waiter {
      * @param start when the wait started ({@link System#nanoTime()})
      */
     public void check(Conn c, String what, long start) {
-        abort.check("waiting for " + what + " on " + c);
+        // The async error first: a failure elsewhere sets it and then the abort flag, and its
+        // kind (REMOTE_ERROR, TIMEOUT, ...) is the true one.
         NcclException async = asyncError == null ? null : asyncError.get();
         if (async != null) {
             throw NcclException.of(async.result(), "waiting for " + what + " on " + c + ": " + async.detail(),
                     async.hint(), async);
         }
+        abort.check("waiting for " + what + " on " + c);
         String gone = c.peerCheck().problem();
         if (gone != null) {
             throw NcclException.of(Result.REMOTE_ERROR, "waiting for " + what + " on " + c + ": " + gone,

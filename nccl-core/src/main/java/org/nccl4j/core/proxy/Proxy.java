@@ -2,12 +2,11 @@ package org.nccl4j.core.proxy;
 
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
-import org.nccl4j.core.debug.Log;
-import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.wait.AbortFlag;
+import java.util.function.Consumer;
+import org.nccl4j.core.wait.Threads;
 
 /**
  * The communicator's proxy thread ({@code NCCLproxy <rank>}): progresses every network
@@ -16,6 +15,8 @@ import org.nccl4j.core.wait.AbortFlag;
  */
 public final class Proxy implements AutoCloseable {
     private static final long MAX_PARK_NANOS = 50_000;
+    /** A loop round is short; a thread still running after this is stuck in a plugin call. */
+    private static final long STOP_MILLIS = 5_000;
 
     private final CopyOnWriteArrayList<ProxyTask> tasks = new CopyOnWriteArrayList<>();
     private final AbortFlag abort;
@@ -26,7 +27,7 @@ public final class Proxy implements AutoCloseable {
     /**
      * @param rank    the rank, for the thread name
      * @param abort   the communicator's abort flag
-     * @param onError receives the first failure (the communicator's async error)
+     * @param onError receives the failure (the communicator's {@link org.nccl4j.core.wait.CommFailure})
      */
     public Proxy(int rank, AbortFlag abort, Consumer<NcclException> onError) {
         this.abort = abort;
@@ -67,29 +68,48 @@ public final class Proxy implements AutoCloseable {
         } catch (NcclException e) {
             fail(e);
         } catch (Exception e) {
-            fail(NcclException.of(Result.REMOTE_ERROR, "proxy: " + e.getMessage(),
-                    "a peer exited or the network failed; abort the communicator", e));
+            // Net failures arrive as NcclException (NetTask translates them); anything else is a
+            // bug here or in a plugin, not a peer going away.
+            fail(NcclException.of(Result.INTERNAL_ERROR, "proxy: " + e, "this is a bug in nccl4j or the net plugin; "
+                    + "report it with the log", e));
+        } catch (Error e) {
+            fail(NcclException.of(Result.INTERNAL_ERROR, "proxy: " + e, null, e));
+            throw e;
         }
     }
 
+    /** Reports the failure, then aborts so every wait on the communicator ends. */
     private void fail(NcclException e) {
-        Log.info(Subsys.NET, "NCCLproxy failed: %s", e.getMessage());
         onError.accept(e);
+        abort.set("NCCLproxy failed: " + e.getMessage());
     }
 
-    /** Stops the thread (bounded) and closes every task. */
-    @Override
-    public void close() {
+    /** @return whether the proxy thread is still running */
+    public boolean isAlive() {
+        return thread.isAlive();
+    }
+
+    /**
+     * Stops the thread and closes every task; a thread that does not stop within the bound (stuck
+     * in a plugin call) keeps its tasks, whose memory must then not be freed either.
+     *
+     * @return whether the thread stopped and the tasks were closed
+     */
+    public boolean stop() {
         stop = true;
         wake();
-        try {
-            thread.join(5000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!Threads.join(thread, STOP_MILLIS)) {
+            return false;
         }
         for (ProxyTask t : tasks) {
             t.close();
         }
         tasks.clear();
+        return true;
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 }

@@ -2,7 +2,6 @@ package org.nccl4j.core.stream;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -10,9 +9,18 @@ import org.nccl4j.Completion;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 
-/** A {@link Completion} backed by a future the stream thread completes. */
+/**
+ * A {@link Completion} backed by a future the stream thread completes. {@link #await()} is bounded
+ * as {@link HostStream#synchronize()} is: it fails with {@code TIMEOUT} if the stream stalls.
+ */
 public final class HostCompletion implements Completion {
     private final CompletableFuture<Void> future = new CompletableFuture<>();
+    private final HostStream stream;
+
+    /** @param stream the stream the operation is enqueued on */
+    public HostCompletion(HostStream stream) {
+        this.stream = stream;
+    }
 
     /** Marks the operation done. */
     public void complete() {
@@ -35,10 +43,15 @@ public final class HostCompletion implements Completion {
 
     @Override
     public void await() {
-        try {
-            future.join();
-        } catch (CompletionException e) {
-            throw rethrow(e.getCause());
+        // Its launch is among those submitted so far: the stream finishing them all completes it.
+        while (!await(Duration.ofMillis(100))) {
+            NcclException dead = stream.deathError();
+            if (dead != null && !future.isDone()) {
+                throw dead; // the launch that would complete it can no longer run
+            }
+            if (!stream.awaitFinished(stream.submittedCount(), 0) && !future.isDone()) {
+                throw stream.stalled();
+            }
         }
     }
 

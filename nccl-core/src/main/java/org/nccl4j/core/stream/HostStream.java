@@ -8,11 +8,18 @@ import java.util.concurrent.locks.LockSupport;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
+import org.nccl4j.core.wait.Threads;
 
 /**
  * The host backend's stream: one thread runs the enqueued launches in order. It spins briefly
  * when the queue runs dry (back-to-back operations then cost no wake-up), then parks until the
  * next submit. The first failure is kept and reported by {@link #synchronize()}.
+ *
+ * <p>Every wait on it is bounded: a launch's own waits fail after {@code NCCL4J_OP_TIMEOUT_MS}
+ * without progress, so a stream that finishes no launch for that long plus a grace period is
+ * stuck (a bug, or a plugin call that never returns) and {@link #synchronize()} and
+ * {@link HostCompletion#await()} fail with {@code TIMEOUT} instead of waiting forever. An
+ * {@link Error} in a launch ends the thread (it propagates); waiters then fail at once.
  */
 public final class HostStream implements Stream {
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -23,6 +30,8 @@ public final class HostStream implements Stream {
     private static final long LOW_WATER = 16;
     /** Longest a submitter is held back. */
     private static final long THROTTLE_NANOS = 2_000_000;
+    /** Beyond the op timeout, time for the failing wait to notice and report (it checks every few ms). */
+    static final long GRACE_NANOS = 10_000_000_000L;
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     private final AtomicLong submitted = new AtomicLong();
@@ -35,9 +44,20 @@ public final class HostStream implements Stream {
     private final ConcurrentHashMap<Thread, Long> waiters = new ConcurrentHashMap<>();
     private volatile NcclException error;
     private volatile boolean closed;
+    /** Set when the thread ends on an {@link Error}. */
+    private volatile Throwable died;
+    private final long stallNanos;
+    /** When the last launch finished, or the first was submitted after an idle spell. */
+    private volatile long lastProgress = System.nanoTime();
 
-    /** Starts the stream's thread. */
-    public HostStream() {
+    /**
+     * Starts the stream's thread.
+     *
+     * @param opTimeoutNanos the communicator's {@code NCCL4J_OP_TIMEOUT_MS}, in ns: a stream that
+     *                       finishes nothing for this long plus {@link #GRACE_NANOS} is stuck
+     */
+    public HostStream(long opTimeoutNanos) {
+        this.stallNanos = opTimeoutNanos + GRACE_NANOS;
         thread = Thread.ofPlatform().daemon().name("nccl4j-stream-" + IDS.incrementAndGet()).start(this::loop);
     }
 
@@ -47,8 +67,12 @@ public final class HostStream implements Stream {
      * @param work the launch; it reports its own outcome to its completions
      */
     public void submit(Runnable work) {
-        if (closed) {
-            throw NcclException.of(Result.INVALID_USAGE, "stream " + thread.getName() + " is closed", null);
+        if (closed || died != null) {
+            throw NcclException.of(Result.INVALID_USAGE, "stream " + thread.getName() + " is "
+                    + (closed ? "closed" : "dead: " + died), null);
+        }
+        if (query()) {
+            lastProgress = System.nanoTime();
         }
         long n = submitted.incrementAndGet();
         queue.add(work);
@@ -80,10 +104,17 @@ public final class HostStream implements Stream {
             if (r != null) {
                 try {
                     r.run();
-                } catch (RuntimeException | Error e) {
+                } catch (RuntimeException e) {
                     // Launches report their own failures; this keeps the thread alive if one cannot.
                     recordError(NcclException.of(Result.INTERNAL_ERROR, "stream task failed: " + e, null, e));
+                } catch (Error e) {
+                    // Out of memory, stack overflow: not the stream's to survive. Waiters fail at once.
+                    died = e;
+                    recordError(NcclException.of(Result.INTERNAL_ERROR, "stream " + thread.getName() + " died: " + e,
+                            null, e));
+                    throw e;
                 } finally {
+                    lastProgress = System.nanoTime();
                     long f = finished.incrementAndGet();
                     if (!waiters.isEmpty()) {
                         waiters.forEach((t, target) -> {
@@ -109,7 +140,10 @@ public final class HostStream implements Stream {
 
     @Override
     public void synchronize() {
-        awaitFinished(submitted.get(), Long.MAX_VALUE);
+        long target = submitted.get();
+        if (!awaitFinished(target, Long.MAX_VALUE)) {
+            throw stalled();
+        }
         NcclException e = error;
         if (e != null) {
             error = null;
@@ -118,28 +152,61 @@ public final class HostStream implements Stream {
     }
 
     /**
-     * Parks until {@code target} tasks have finished. Parking rather than spinning: on a small
-     * machine a spinning waiter takes the core the stream (and the peers) need. The stream
-     * thread unparks a waiter once its target is reached.
+     * Parks until {@code target} tasks have finished, at most {@code maxNanos}. Parking rather
+     * than spinning: on a small machine a spinning waiter takes the core the stream (and the
+     * peers) need. The stream thread unparks a waiter once its target is reached.
+     *
+     * @return {@code false} if the stream stalled (see {@link #stalled()}) before the target;
+     *         {@code true} once reached or when {@code maxNanos} ran out
+     * @throws NcclException with INTERNAL_ERROR if the stream thread died
      */
-    private void awaitFinished(long target, long maxNanos) {
+    boolean awaitFinished(long target, long maxNanos) {
         Thread me = Thread.currentThread();
         waiters.put(me, target);
         long start = System.nanoTime();
         try {
             while (finished.get() < target) {
-                if (!thread.isAlive()) {
-                    throw NcclException.of(Result.INTERNAL_ERROR, "stream thread " + thread.getName() + " died", null);
+                NcclException dead = deathError();
+                if (dead != null) {
+                    throw dead;
                 }
-                long left = maxNanos - (System.nanoTime() - start);
+                long now = System.nanoTime();
+                if (now - lastProgress > stallNanos && finished.get() < target) {
+                    return false;
+                }
+                long left = maxNanos - (now - start);
                 if (left <= 0) {
-                    return;
+                    return true;
                 }
                 LockSupport.parkNanos(this, Math.min(left, 100_000_000));
             }
+            return true;
         } finally {
             waiters.remove(me);
         }
+    }
+
+    /** @return INTERNAL_ERROR if the stream thread has ended while not closed (an Error), else {@code null} */
+    NcclException deathError() {
+        if (died == null && (closed || thread.isAlive())) {
+            return null;
+        }
+        return NcclException.of(Result.INTERNAL_ERROR, "stream thread " + thread.getName() + " died"
+                + (died == null ? "" : ": " + died), null, died);
+    }
+
+    /** @return the error of a wait that gave up on a stream that finishes nothing */
+    NcclException stalled() {
+        StackTraceElement[] at = thread.getStackTrace();
+        return NcclException.of(Result.TIMEOUT, "stream " + thread.getName() + " finished no operation for "
+                        + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (its thread is at " + at[0] + ")"),
+                "an operation is stuck outside nccl4j's own waits (a net plugin call?); abort the communicator; "
+                        + "raise NCCL4J_OP_TIMEOUT_MS if single operations take longer");
+    }
+
+    /** @return the number of launches submitted so far (a completion's position in the stream) */
+    long submittedCount() {
+        return submitted.get();
     }
 
     @Override
@@ -147,17 +214,45 @@ public final class HostStream implements Stream {
         return finished.get() >= submitted.get();
     }
 
-    @Override
-    public void close() {
-        if (!closed) {
-            closed = true;
-            LockSupport.unpark(thread);
+    /**
+     * Lets the queued launches finish (each bounded by its own deadlines), then ends the thread.
+     *
+     * @return whether the thread ended; if not (it stalled, see {@link #stalled()}), memory its
+     *         launches use must not be freed
+     */
+    public boolean stop() {
+        closed = true;
+        LockSupport.unpark(thread);
+        while (thread.isAlive()) {
+            if (!query() && System.nanoTime() - lastProgress > stallNanos) {
+                return Threads.join(thread, 1); // logs where the thread is stuck
+            }
             try {
-                thread.join(10_000);
+                thread.join(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                return !thread.isAlive();
             }
         }
+        return true;
+    }
+
+    /**
+     * Waits at most {@code millis} for the thread to end (after an abort, when its waits end at
+     * once).
+     *
+     * @param millis the bound
+     * @return whether it ended
+     */
+    public boolean stop(long millis) {
+        closed = true;
+        LockSupport.unpark(thread);
+        return Threads.join(thread, millis);
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 
     @Override

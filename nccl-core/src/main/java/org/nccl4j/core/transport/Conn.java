@@ -1,5 +1,6 @@
 package org.nccl4j.core.transport;
 
+import org.nccl4j.core.debug.Log;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -179,8 +180,9 @@ public final class Conn {
             if (resources != null) {
                 resources.close();
             }
-        } catch (Exception ignored) {
-            // Teardown continues with the other connections.
+        } catch (Exception e) {
+            // Teardown continues with the other connections, but says what it could not release.
+            Log.warn("closing %s failed: %s", description, e);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.nccl4j.core.wait;
 
+import org.nccl4j.core.debug.Log;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.nccl4j.NcclException;
@@ -30,8 +31,9 @@ public final class AbortFlag {
             for (Runnable r : onAbort) {
                 try {
                     r.run();
-                } catch (RuntimeException ignored) {
-                    // Abort must finish every action even if one fails.
+                } catch (RuntimeException e) {
+                    // Abort must finish every action even if one fails, and say which did.
+                    Log.warn("abort action %s failed: %s", r, e);
                 }
             }
         }

@@ -2,12 +2,15 @@ package org.nccl4j.core.init;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
@@ -19,6 +22,8 @@ import org.nccl4j.NcclTimeoutException;
 import org.nccl4j.NcclUsageException;
 import org.nccl4j.Result;
 import org.nccl4j.UniqueId;
+import org.nccl4j.core.CoreRuntime;
+import org.nccl4j.core.testkit.ProcessResources;
 
 /** Communicator init in one JVM (ranks as threads), through the public API. */
 class CommInitTest {
@@ -88,15 +93,46 @@ class CommInitTest {
     }
 
     @Test
-    void cancellingAsyncInitAbortsIt() {
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-            UniqueId id = Nccl.getUniqueId();
-            CompletableFuture<Communicator> r0 = Nccl.commInitRankAsync(3, id, 0,
-                    CommConfig.builder().initTimeout(Duration.ofSeconds(60)).build());
-            Thread.sleep(300);
-            r0.cancel(true);
-            assertTrue(r0.isCancelled());
-        });
+    void cancellingAsyncInitReleasesItsPortsAndThreadsWithinOneSecond() throws Exception {
+        UniqueId id = Nccl.getUniqueId();
+        Set<Integer> ports = ProcessResources.listeningPorts();
+        Set<String> threads = ProcessResources.ncclThreads();
+        CompletableFuture<Communicator> r0 = Nccl.commInitRankAsync(2, id, 0,
+                CommConfig.builder().initTimeout(Duration.ofSeconds(60)).build());
+        // Rank 0 is inside bootstrap: its listener is open and it waits for rank 1, who never comes.
+        Set<Integer> during = ProcessResources.listeningPorts();
+        for (int i = 0; i < 500 && during.equals(ports); i++) {
+            Thread.sleep(10);
+            during = ProcessResources.listeningPorts();
+        }
+        assertNotEquals(ports, during, "init never opened its bootstrap listener");
+        assertTrue(ProcessResources.ncclThreads().contains("nccl4j-init-rank-0"));
+
+        assertTrue(r0.cancel(true));
+        assertEquals(ports, ProcessResources.awaitEqual(ports, ProcessResources::listeningPorts, 1000));
+        assertEquals(threads, ProcessResources.awaitEqual(threads, ProcessResources::ncclThreads, 1000));
+        assertThrows(CancellationException.class, r0::join);
+    }
+
+    @Test
+    void initAllFailingOnOneRankAbortsTheOthersAndReportsTheRealError() throws Exception {
+        Set<Integer> ports = ProcessResources.listeningPorts();
+        Set<String> threads = ProcessResources.ncclThreads();
+        CommConfig good = CommConfig.builder().initTimeout(Duration.ofSeconds(60)).build();
+        // Rank 2 fails its own checks before it reaches the root: ranks 0 and 1 (started before it)
+        // and 3 wait for it there until cancelled.
+        CommConfig bad = CommConfig.builder().param("NCCL4J_INIT_TIMEOUT_MS", "-1").build();
+        long start = System.nanoTime();
+        NcclException e = assertThrows(NcclException.class,
+                () -> CoreRuntime.initAll(4, r -> r == 2 ? bad : good));
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(Result.INVALID_ARGUMENT, e.result(), e.getMessage());
+        assertTrue(e.getMessage().contains("NCCL4J_INIT_TIMEOUT_MS=-1"), e.getMessage());
+        assertTrue(tookMs < 20_000, "the other ranks waited for their deadline: " + tookMs + " ms");
+        assertEquals(threads, ProcessResources.awaitEqual(threads, ProcessResources::ncclThreads, 1000));
+        // The root of the id lives on until its own deadline; the ranks' listeners are gone.
+        Set<Integer> after = ProcessResources.awaitEqual(ports, ProcessResources::listeningPorts, 1000);
+        assertTrue(after.size() <= ports.size() + 1, "rank listeners left open: " + after + " vs " + ports);
     }
 
     @Test

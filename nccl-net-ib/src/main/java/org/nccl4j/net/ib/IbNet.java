@@ -41,9 +41,10 @@ import org.nccl4j.net.spi.SendComm;
  * zero devices, so nccl4j's initNet can say why it fell back to {@code Socket}.
  *
  * <p>The data path ({@code listen} through {@code closeListen}) is not written yet: every such
- * method throws {@link NetException.Kind#INVALID_USAGE}. They are unreachable in practice because
- * nccl4j only uses a net whose {@code init} succeeded with at least one device, and on every
- * machine this project runs on (no RDMA device, no {@code rdma_rxe}) {@code init} fails.
+ * method throws {@link NetException.Kind#INVALID_USAGE}. So that a host with an active IB/RoCE port
+ * does not pick IB and then fail, {@link #init} refuses even when discovery finds ports: it logs
+ * them, closes them and throws {@link #noDataPath}, and initNet falls back to {@code Socket} with an
+ * INFO line ({@code nccl4j doctor} shows the same reason).
  *
  * <p>Not yet ported from {@code ncclIbInit}: the out-of-band IP interface choice
  * ({@code findInterfaces}, needed by the data path's TCP handshake) and the per-port async-event
@@ -259,8 +260,21 @@ public final class IbNet implements Net {
         // The out-of-band TCP interface (QP info exchange) follows NCCL's socket interface search.
         line.append(" ; OOB ").append(oobInterface(context));
         log(NetLogger.INFO, SUBSYS_INIT_NET, line.toString());
-        devices = List.copyOf(kept);
-        contexts = List.copyOf(open);
+        // Until the data path exists, a found port must not make initNet pick IB for data: refuse
+        // here with what was found, so initNet falls back to Socket and says why.
+        for (Pointer ctx : open) {
+            v.close(ctx);
+        }
+        throw noDataPath(line.substring("NET/IB : Using ".length()));
+    }
+
+    /**
+     * @param found the ports discovery kept, as NCCL's {@code NET/IB : Using} line lists them
+     * @return why {@link #init} refuses although ports were found
+     */
+    static NetException noDataPath(String found) {
+        return new NetException(NetException.Kind.SYSTEM, "found " + found
+                + " but the IB data path is not ported yet, so IB is not used (initNet falls back to Socket)");
     }
 
     private static String oobInterface(NetContext context) throws NetException {

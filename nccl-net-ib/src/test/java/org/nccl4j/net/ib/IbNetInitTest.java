@@ -135,6 +135,15 @@ class IbNetInitTest {
     }
 
     @Test
+    void foundPortsAreRefusedForDataWithWhatWasFound() {
+        // What init throws once discovery kept ports (no RDMA port exists here to reach it live).
+        NetException e = IbNet.noDataPath("[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ; OOB eth0:10.0.0.1<0>");
+        assertEquals(NetException.Kind.SYSTEM, e.kind());
+        assertEquals("found [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ; OOB eth0:10.0.0.1<0> but the IB data path is not "
+                + "ported yet, so IB is not used (initNet falls back to Socket)", e.getMessage());
+    }
+
+    @Test
     void dataPathIsNotThereYet() {
         IbNet net = new IbNet();
         MemorySegment seg = MemorySegment.ofArray(new byte[8]);

@@ -1,0 +1,95 @@
+package org.nccl4j.core.stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.core.testkit.ProcessResources;
+
+/** A stream's waits are bounded, and an Error ends its thread instead of being survived. */
+class HostStreamTest {
+    private static final long OP_TIMEOUT_NANOS = 200_000_000L;
+
+    @Test
+    void aStuckLaunchFailsSynchronizeAndAwaitWithTimeoutAfterTheBound() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            HostStream s = new HostStream(OP_TIMEOUT_NANOS);
+            CountDownLatch release = new CountDownLatch(1);
+            s.submit(() -> {
+                try {
+                    release.await(50, TimeUnit.SECONDS); // stands for a plugin call that never returns
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            HostCompletion c = new HostCompletion(s);
+            long t0 = System.nanoTime();
+            NcclException sync = assertThrows(NcclException.class, s::synchronize);
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(Result.TIMEOUT, sync.result(), sync.getMessage());
+            assertTrue(sync.getMessage().contains("finished no operation for"), sync.getMessage());
+            long bound = (OP_TIMEOUT_NANOS + HostStream.GRACE_NANOS) / 1_000_000;
+            assertTrue(tookMs >= bound - 50 && tookMs < bound + 3_000, "synchronize gave up after " + tookMs + " ms");
+            assertEquals(Result.TIMEOUT, assertThrows(NcclException.class, c::await).result());
+            assertFalse(s.stop(100), "a stream whose thread is stuck reports it did not stop");
+            assertTrue(ProcessResources.ncclThreads().contains(s.toString()));
+            release.countDown();
+            assertTrue(s.stop(5_000));
+            assertFalse(ProcessResources.ncclThreads().contains(s.toString()));
+        });
+    }
+
+    @Test
+    void anErrorInALaunchEndsTheThreadPropagatesAndFailsWaiters() throws Exception {
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        AtomicReference<Throwable> uncaught = new AtomicReference<>();
+        CountDownLatch seen = new CountDownLatch(1);
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+            uncaught.set(e);
+            seen.countDown();
+        });
+        try {
+            HostStream s = new HostStream(OP_TIMEOUT_NANOS);
+            StackOverflowError boom = new StackOverflowError("test overflow");
+            CountDownLatch go = new CountDownLatch(1);
+            s.submit(() -> {
+                awaitQuietly(go);
+                throw boom;
+            });
+            HostCompletion c = new HostCompletion(s);
+            s.submit(c::complete); // queued behind the failing launch: it never runs
+            go.countDown();
+            NcclException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                    () -> assertThrows(NcclException.class, s::synchronize));
+            assertEquals(Result.INTERNAL_ERROR, e.result(), e.getMessage());
+            assertTrue(e.getMessage().contains("test overflow"), e.getMessage());
+            assertEquals(Result.INTERNAL_ERROR, assertTimeoutPreemptively(Duration.ofSeconds(10),
+                    () -> assertThrows(NcclException.class, c::await)).result());
+            assertTrue(seen.await(5, TimeUnit.SECONDS), "the Error reached the thread's uncaught handler");
+            assertSame(boom, uncaught.get());
+            assertEquals(Boolean.FALSE, ProcessResources.awaitEqual(Boolean.FALSE,
+                    () -> ProcessResources.ncclThreads().contains(s.toString()), 5_000));
+            assertEquals(Result.INVALID_USAGE, assertThrows(NcclException.class, () -> s.submit(() -> { })).result());
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
