@@ -2,6 +2,7 @@ package org.nccl4j.examples;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.function.ToIntFunction;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
 
@@ -17,12 +18,23 @@ final class RankLauncher {
      * @return 0 if every rank succeeded, else 1
      */
     static int launch(int nranks, List<String> args, RankOptions options) {
+        return launch(nranks, args, options, output -> 0);
+    }
+
+    /**
+     * @param nranks  number of rank JVMs
+     * @param args    the subcommand and its arguments each rank runs
+     * @param options deadline
+     * @param judge   once every rank succeeded: the exit code their output lines (by rank) deserve
+     * @return the judge's code if every rank succeeded, else 1
+     */
+    static int launch(int nranks, List<String> args, RankOptions options, ToIntFunction<List<List<String>>> judge) {
         try {
             LocalLauncher.Outcome out = new LocalLauncher(Main.class.getName(), args)
                     .echo(System.out, false)
                     .run(nranks, Nccl.getUniqueId().toString(), options.timeout);
             if (out.success()) {
-                return 0;
+                return judge.applyAsInt(out.output());
             }
             System.err.println(out.timedOut() ? "ranks did not finish within " + options.timeout
                     : "rank exit codes: " + java.util.Arrays.toString(out.exitCodes()));

@@ -2,11 +2,13 @@ package org.nccl4j.examples;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.nccl4j.Communicator;
 import org.nccl4j.Nccl;
 import org.nccl4j.NcclException;
+import org.nccl4j.examples.train.ReplicaDigest;
 import org.nccl4j.examples.train.TrainSettings;
 import org.nccl4j.examples.train.Trainer;
 import picocli.CommandLine.Command;
@@ -16,12 +18,14 @@ import picocli.CommandLine.Option;
 /**
  * {@code nccl4j train}: data-parallel training of a small MLP on a synthetic spiral data set, one
  * AllReduce(AVG) of the gradient per step, loss per epoch, and a check that every replica ends
- * bit-identical. With no rank options it runs 4 local rank JVMs.
+ * bit-identical: every rank prints the digest of its weights and the launcher (this command, when
+ * it starts the ranks as threads or local JVMs) compares them. With no rank options it runs 4
+ * local rank JVMs; under another launcher (mpirun) each rank only prints its digest.
  */
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Data-parallel training of an MLP (2 hidden ReLU layers, softmax cross-entropy) on a 3-class spiral.",
-            "Prints the loss per epoch, time per step and the share of communication, and checks that the replicas are "
-                    + "bit-identical (exit 1 if not). Default: 4 local rank JVMs."})
+            "Prints the loss per epoch, time per step and the share of communication, every rank's weight digest, and "
+                    + "whether the replicas are bit-identical (exit 1 if not). Default: 4 local rank JVMs."})
 final class TrainCommand implements Callable<Integer> {
     private static final int DEFAULT_RANKS = 4;
 
@@ -64,13 +68,21 @@ final class TrainCommand implements Callable<Integer> {
         }
         try {
             if (ranks.threads != null) {
-                return ThreadRanks.run(ranks.threads, ranks.config(), c -> runRank(c, settings));
+                ReplicaDigest[] digests = new ReplicaDigest[ranks.threads];
+                int code = ThreadRanks.run(ranks.threads, ranks.config(), c -> {
+                    digests[c.userRank()] = train(c, settings);
+                    return 0;
+                });
+                Arrays.stream(digests).filter(d -> d != null).forEach(d -> System.out.println(d.line()));
+                return Math.max(code, ReplicaDigest.compare(Arrays.asList(digests), System.out));
             }
             if (!RankOptions.underLauncher()) {
-                return RankLauncher.launch(ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks, childArgs(), ranks);
+                return RankLauncher.launch(ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks, childArgs(), ranks,
+                        output -> ReplicaDigest.compare(ReplicaDigest.fromOutputs(output), System.out));
             }
             try (Communicator c = Nccl.commInitFromEnv(ranks.config())) {
-                return runRank(c, settings);
+                System.out.println(train(c, settings).line());
+                return 0;
             }
         } catch (NcclException | IllegalArgumentException e) {
             System.err.println("nccl4j train: " + e.getMessage());
@@ -78,7 +90,7 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
-    private static int runRank(Communicator c, TrainSettings settings) {
+    private static ReplicaDigest train(Communicator c, TrainSettings settings) {
         PrintStream out = c.userRank() == 0 ? System.out : null;
         return new Trainer(c, settings, out).run();
     }

@@ -4,19 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.nccl4j.examples.matrix.RankJvms;
 
 /** {@code mpirun -np 3 nccl4j hello}: ranks from Open MPI's variables, root from NCCL_COMM_ID. */
 class MpirunTest {
     @Test
     void helloUnderOpenMpi() throws Exception {
-        assumeTrue(onPath("mpirun"), "mpirun is not installed (Debian: openmpi-bin; scripts/test installs it)");
+        assumeTrue(RankJvms.onPath("mpirun"), "mpirun is not installed (Debian: openmpi-bin; scripts/test installs it)");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -48,17 +48,11 @@ class MpirunTest {
         String out = new String(bytes, StandardCharsets.UTF_8);
         System.out.println(out);
         assertEquals(0, p.exitValue(), out);
-        for (int r = 0; r < 3; r++) {
-            assertTrue(out.contains("rank " + r + " of 3: nodes 1 "), out);
+        List<String> hello = out.lines().filter(l -> l.matches("rank \\d+ of \\d+: .*")).sorted().toList();
+        assertEquals(3, hello.size(), out);
+        for (int r = 0; r < 3; r++) { // each rank once, numbered by Open MPI, all on this node, over Socket
+            assertTrue(hello.get(r).matches("rank " + r + " of 3: nodes 1 host \\S+ net Socket device host:\\d+ .*"),
+                    hello.get(r) + "\n" + out);
         }
-    }
-
-    private static boolean onPath(String tool) throws IOException {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            if (new java.io.File(dir, tool).canExecute()) {
-                return true;
-            }
-        }
-        return false;
     }
 }

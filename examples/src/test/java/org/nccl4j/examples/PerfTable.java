@@ -38,12 +38,12 @@ record PerfTable(List<String> lines, List<Row> rows) {
         return new PerfTable(lines, rows);
     }
 
-    /** Asserts rows for every size from min to max by factor 2, none with wrong elements, and an OK footer. */
-    void assertCleanSweep(long min, long max) {
+    /** Asserts one row for every size from min to max by factor (perf's -b, -e, -f), none with wrong elements, and an OK footer. */
+    void assertCleanSweep(long min, long max, long factor) {
         String all = String.join("\n", lines);
         List<Long> sizes = rows.stream().map(Row::size).toList();
         List<Long> expected = new ArrayList<>();
-        for (long s = min; s <= max; s *= 2) {
+        for (long s = min; s <= max; s *= factor) {
             expected.add(s);
         }
         assertEquals(expected, sizes, all);

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
 import org.nccl4j.core.netns.NetnsHosts;
-import org.nccl4j.core.param.Params;
+import org.nccl4j.examples.matrix.ConnectionLines;
+import org.nccl4j.examples.matrix.RankJvms;
 
 /**
  * {@code nccl4j perf}: nccl-tests' output, every collective checked element by element, as threads,
@@ -64,7 +65,7 @@ class PerfTest {
                 + "(  [ .0-9e+]{7}  [ .0-9e+]{6}  [ .0-9e+]{6}       0){2}  (Ring|Tree)/(LL|LL128|Simple)/[0-9]+"),
                 lines.get(11));
         PerfTable t = PerfTable.parse(lines);
-        t.assertCleanSweep(8, 1 << 20);
+        t.assertCleanSweep(8, 1 << 20, 2);
         assertEquals(262144, t.rows().getLast().count());
         int n = lines.size();
         assertEquals("# Out of bounds values : 0 OK", lines.get(n - 4));
@@ -82,7 +83,7 @@ class PerfTest {
         assertTrue(lines.contains("# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 1 "
                 + "iters: 2 agg iters: 1 validation: 1 graph: 0"), Ranks.all(out));
         assertEquals(2, lines.stream().filter(l -> l.startsWith("#  Rank ")).count(), Ranks.all(out));
-        PerfTable.parse(lines).assertCleanSweep(8, 1 << 20);
+        PerfTable.parse(lines).assertCleanSweep(8, 1 << 20, 2);
         assertTrue(out.output().get(1).stream().noneMatch(l -> l.startsWith("#")), "only rank 0 prints");
     }
 
@@ -92,7 +93,7 @@ class PerfTest {
         Cli.Result r = Cli.run(args("--threads", "3", "--op", coll, "-b", "12", "-e", "12K", "-f", "32", "-r", "1"));
         assertEquals(0, r.exitCode(), r.text());
         PerfTable t = PerfTable.parse(r.lines());
-        t.assertNoWrong();
+        t.assertCleanSweep(12, 12 << 10, 32);
         boolean rooted = coll.equals("broadcast") || coll.equals("reduce");
         boolean hasOp = !List.of("broadcast", "allgather", "alltoall").contains(coll);
         for (PerfTable.Row row : t.rows()) {
@@ -116,7 +117,18 @@ class PerfTest {
         assertEquals(0, r.exitCode(), r.text());
         PerfTable t = PerfTable.parse(r.lines());
         t.assertNoWrong();
-        assertEquals(10 * 5 * 2, t.rows().size(), r.text()); // 10 types x 5 ops x 2 sizes
+        // Every type with every reduction at both sizes, once each.
+        List<String> expected = new ArrayList<>();
+        for (String type : List.of("int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double",
+                "bfloat16")) {
+            for (String op : List.of("sum", "prod", "max", "min", "avg")) {
+                for (long size : new long[] {24, 3072}) {
+                    expected.add(type + " " + op + " " + size);
+                }
+            }
+        }
+        List<String> seen = t.rows().stream().map(x -> x.type() + " " + x.redop() + " " + x.size()).sorted().toList();
+        assertEquals(expected.stream().sorted().toList(), seen, r.text());
     }
 
     @Test
@@ -141,13 +153,15 @@ class PerfTest {
         assertTrue(r.stderr().contains("invalid sizes for 'minbytes' and 'maxbytes'"), r.text());
     }
 
-    @Test
-    void withoutShmTheNetworkCarriesIt() {
-        assumeTrue(Params.all().stream().anyMatch(p -> p.envName().equals("NCCL_SHM_DISABLE")), "no NCCL_SHM_DISABLE");
-        LocalLauncher l = Ranks.launcher(args("-b", "8", "-e", "64K", "-f", "8")).env("NCCL_SHM_DISABLE", "1");
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "1"})
+    void shmCarriesItUnlessDisabledThenTheNetworkDoes(String shmDisable) {
+        LocalLauncher l = Ranks.launcher(args("-b", "8", "-e", "64K", "-f", "8")).env("NCCL_SHM_DISABLE", shmDisable)
+                .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT");
         LocalLauncher.Outcome out = Ranks.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(120));
         assertTrue(out.success(), Ranks.all(out));
-        PerfTable.parse(out.output().get(0)).assertNoWrong();
+        PerfTable.parse(out.output().get(0)).assertCleanSweep(8, 64 << 10, 8);
+        ConnectionLines.assertEveryConnectionVia(out, shmDisable.equals("1") ? "NET/Socket/" : "direct shared memory");
     }
 
     @Test
@@ -168,13 +182,13 @@ class PerfTest {
                 assertTrue(lines.stream().anyMatch(x -> x.startsWith(String.format("#  Rank %2d ", rank))
                         && x.contains(" on " + host + " ")), Ranks.all(out));
             }
-            PerfTable.parse(lines).assertNoWrong();
+            PerfTable.parse(lines).assertCleanSweep(8, 64 << 10, 8);
         }
     }
 
     @Test
     void underOpenMpi() throws Exception {
-        assumeTrue(onPath("mpirun"), "mpirun is not installed (Debian: openmpi-bin; scripts/test installs it)");
+        assumeTrue(RankJvms.onPath("mpirun"), "mpirun is not installed (Debian: openmpi-bin; scripts/test installs it)");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -208,15 +222,7 @@ class PerfTest {
         List<String> lines = out.lines().toList();
         assertTrue(lines.contains("# Collective test starting: all_gather_perf"), out);
         assertEquals(2, lines.stream().filter(l -> l.startsWith("#  Rank ")).count(), out);
-        PerfTable.parse(lines).assertNoWrong();
+        PerfTable.parse(lines).assertCleanSweep(8, 8 << 10, 32);
     }
 
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            if (new java.io.File(dir, tool).canExecute()) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

@@ -10,8 +10,8 @@ package org.nccl4j.examples.train;
  * @param hidden   width of each of the two hidden layers
  * @param samples  size of the data set, split evenly over the ranks
  * @param seed     seed of the data set, the initial weights and the shuffles
- * @param diverge  test hook: the last rank nudges one weight before the final check, which
- *                 must then report the replicas as different
+ * @param diverge  test hook: the last rank nudges one weight before its digest, which the
+ *                 launcher must then report as different
  */
 public record TrainSettings(int epochs, int batch, float lr, float momentum, int hidden, int samples, long seed,
                             boolean diverge) {

@@ -13,9 +13,10 @@ import org.nccl4j.RedOp;
  * initial weights are broadcast from rank 0. Each step a rank computes the mean gradient of its
  * mini-batch, the ranks average the gradients with one AllReduce(AVG) of the flat gradient
  * buffer, and every rank applies the same SGD-with-momentum update to its replica. Because the
- * AllReduce hands every rank the same bits, the replicas stay bit-identical, which the end of
- * {@link #run()} checks. Every shard has the same size, so every rank takes the same number of
- * steps and the collectives match up.
+ * AllReduce hands every rank the same bits, the replicas stay bit-identical: {@link #run()}
+ * returns the digest of this rank's weights for whoever started the ranks to compare. Every
+ * shard has the same size, so every rank takes the same number of steps and the collectives
+ * match up.
  */
 public final class Trainer {
     private static final int CLASSES = 3;
@@ -36,12 +37,11 @@ public final class Trainer {
     }
 
     /**
-     * Trains, prints the loss per epoch, the time per step and the share of communication, and
-     * checks the replicas.
+     * Trains and prints the loss per epoch, the time per step and the share of communication.
      *
-     * @return 0 if the replicas are bit-identical at the end, 1 if not
+     * @return the digest of this rank's weights at the end
      */
-    public int run() {
+    public ReplicaDigest run() {
         int n = comm.count();
         int rank = comm.userRank();
         Spiral data = Spiral.generate(s.samples(), CLASSES, s.seed());
@@ -111,14 +111,7 @@ public final class Trainer {
         if (s.diverge() && rank == n - 1) {
             params[0] = Math.nextUp(params[0]);
         }
-        long differ = ReplicaCheck.differing(comm, params);
-        if (differ == 0) {
-            print("replicas identical: yes (%d ranks, %d parameters, digest %016x)", n, params.length,
-                    ReplicaCheck.digest(params));
-            return 0;
-        }
-        print("replicas identical: no (%d of %d parameters differ between ranks)", differ, params.length);
-        return 1;
+        return ReplicaDigest.of(rank, params);
     }
 
     /** Time per step and the share spent in the AllReduce, averaged over the ranks. */

@@ -36,7 +36,7 @@ class ProcessMatrixTest {
                 .env("NCCL_DEBUG_SUBSYS", "INIT");
         LocalLauncher.Outcome out = RankJvms.run(l, nranks, nranks, Nccl.getUniqueId().toString(), TIMEOUT);
         assertMatrixPassed(out, nranks);
-        assertVia(out, "direct shared memory");
+        ConnectionLines.assertEveryConnectionVia(out, "direct shared memory");
     }
 
     @Test
@@ -45,7 +45,7 @@ class ProcessMatrixTest {
                 .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT");
         LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, Nccl.getUniqueId().toString(), TIMEOUT);
         assertMatrixPassed(out, 2);
-        assertVia(out, "via NET/Socket");
+        ConnectionLines.assertEveryConnectionVia(out, "NET/Socket/");
     }
 
     /** Every algorithm and protocol forced ({@code NCCL_ALGO}, {@code NCCL_PROTO}) over SHM and over NET. */
@@ -78,7 +78,7 @@ class ProcessMatrixTest {
         }
         LocalLauncher.Outcome out = RankJvms.run(l, nranks, nranks, Nccl.getUniqueId().toString(), TIMEOUT);
         assertMatrixPassed(out, nranks);
-        assertVia(out, shm ? "direct shared memory" : "via NET/Socket");
+        ConnectionLines.assertEveryConnectionVia(out, shm ? "direct shared memory" : "NET/Socket/");
     }
 
     @Test
@@ -90,7 +90,7 @@ class ProcessMatrixTest {
                     .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT").wrapper(h::wrap);
             LocalLauncher.Outcome out = RankJvms.run(l, 2, 2, null, TIMEOUT);
             assertMatrixPassed(out, 2);
-            assertVia(out, "via NET/Socket");
+            ConnectionLines.assertEveryConnectionVia(out, "NET/Socket/");
             for (int r = 0; r < 2; r++) {
                 assertTrue(RankJvms.lines(out, r, "INIT rank " + r + " of 2 nodes 2 ").size() == 1, RankJvms.all(out));
             }
@@ -128,11 +128,5 @@ class ProcessMatrixTest {
             assertTrue(m.get(0).matches("MATRIX rank " + r + " cases [1-9][0-9]* wrong 0 .*"), m.get(0) + "\n" + all);
             assertEquals(0, out.exitCodes()[r], "rank " + r + " exit code\n" + all);
         }
-    }
-
-    /** Checks the connection log lines (NCCL_DEBUG=INFO) name the transport the test meant to exercise. */
-    static void assertVia(LocalLauncher.Outcome out, String via) {
-        String all = RankJvms.all(out);
-        assertTrue(all.contains(via), "no connection \"" + via + "\" logged\n" + all);
     }
 }

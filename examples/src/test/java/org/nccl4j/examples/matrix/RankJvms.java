@@ -143,7 +143,7 @@ public final class RankJvms {
     }
 
     /** @return whether {@code tool} is an executable on PATH */
-    static boolean onPath(String tool) {
+    public static boolean onPath(String tool) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
             if (new java.io.File(dir, tool).canExecute()) {
                 return true;
