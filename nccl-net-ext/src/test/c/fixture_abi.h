@@ -1,6 +1,7 @@
 /*
  * nccl4j test fixtures: our own declarations of the native NCCL net plugin ABI (ncclNet v4, v8
- * and v10), written from the layouts in shared/research/netplugin-notes.md (Linux x86-64, LP64).
+ * and v10), written from the layouts in shared/research/netplugin-notes.md (Linux x86-64, LP64),
+ * and of the older v2 and v3 that plugins still export beside v4 (NCCL 2.5/2.6's nccl_net.h).
  * Only what the fixtures need; the static assertions pin every size and offset the notes list.
  */
 #ifndef NCCL4J_FIXTURE_ABI_H
@@ -30,6 +31,7 @@ typedef enum {
   NCCL_LOG_TRACE = 5
 } ncclDebugLogLevel;
 
+#define NCCL_INIT 0x1UL
 #define NCCL_NET 0x10UL
 
 typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level, unsigned long flags, const char *file,
@@ -60,24 +62,54 @@ typedef struct {
   int maxComms;
 } ncclNetProperties_v4_t;
 
-typedef struct {
-  const char *name;
-  ncclResult_t (*init)(ncclDebugLogger_t logFunction);
+/* ---- v4, and the v3 and v2 before it: the same members but for properties and flush ---- */
+
+#define NCCL_NET_V2_V4_HEAD                                      \
+  const char *name;                                              \
+  ncclResult_t (*init)(ncclDebugLogger_t logFunction);           \
   ncclResult_t (*devices)(int *ndev);
-  ncclResult_t (*getProperties)(int dev, ncclNetProperties_v4_t *props);
-  ncclResult_t (*listen)(int dev, void *handle, void **listenComm);
-  ncclResult_t (*connect)(int dev, void *handle, void **sendComm);
-  ncclResult_t (*accept)(void *listenComm, void **recvComm);
-  ncclResult_t (*regMr)(void *comm, void *data, int size, int type, void **mhandle);
-  ncclResult_t (*deregMr)(void *comm, void *mhandle);
-  ncclResult_t (*isend)(void *sendComm, void *data, int size, void *mhandle, void **request);
+#define NCCL_NET_V2_V4_SETUP_SEND_RECV                                                  \
+  ncclResult_t (*listen)(int dev, void *handle, void **listenComm);                     \
+  ncclResult_t (*connect)(int dev, void *handle, void **sendComm);                      \
+  ncclResult_t (*accept)(void *listenComm, void **recvComm);                            \
+  ncclResult_t (*regMr)(void *comm, void *data, int size, int type, void **mhandle);    \
+  ncclResult_t (*deregMr)(void *comm, void *mhandle);                                   \
+  ncclResult_t (*isend)(void *sendComm, void *data, int size, void *mhandle, void **request); \
   ncclResult_t (*irecv)(void *recvComm, void *data, int size, void *mhandle, void **request);
-  ncclResult_t (*iflush)(void *recvComm, void *data, int size, void *mhandle, void **request);
-  ncclResult_t (*test)(void *request, int *done, int *size);
-  ncclResult_t (*closeSend)(void *sendComm);
-  ncclResult_t (*closeRecv)(void *recvComm);
+#define NCCL_NET_V2_V4_TEST_CLOSE                                \
+  ncclResult_t (*test)(void *request, int *done, int *size);     \
+  ncclResult_t (*closeSend)(void *sendComm);                     \
+  ncclResult_t (*closeRecv)(void *recvComm);                     \
   ncclResult_t (*closeListen)(void *listenComm);
+
+typedef struct {
+  NCCL_NET_V2_V4_HEAD
+  ncclResult_t (*getProperties)(int dev, ncclNetProperties_v4_t *props);
+  NCCL_NET_V2_V4_SETUP_SEND_RECV
+  ncclResult_t (*iflush)(void *recvComm, void *data, int size, void *mhandle, void **request);
+  NCCL_NET_V2_V4_TEST_CLOSE
 } ncclNet_v4_t;
+
+/* ---- v3 and v2: exported by old plugins, loaded by neither NCCL 2.10 nor nccl4j ---- */
+
+typedef ncclNetProperties_v4_t ncclNetProperties_v3_t;
+
+typedef struct {
+  NCCL_NET_V2_V4_HEAD
+  ncclResult_t (*getProperties)(int dev, ncclNetProperties_v3_t *props);
+  NCCL_NET_V2_V4_SETUP_SEND_RECV
+  ncclResult_t (*flush)(void *recvComm, void *data, int size, void *mhandle); /* blocking, no request */
+  NCCL_NET_V2_V4_TEST_CLOSE
+} ncclNet_v3_t;
+
+typedef struct {
+  NCCL_NET_V2_V4_HEAD
+  ncclResult_t (*pciPath)(int dev, char **path);
+  ncclResult_t (*ptrSupport)(int dev, int *supportedTypes);
+  NCCL_NET_V2_V4_SETUP_SEND_RECV
+  ncclResult_t (*flush)(void *recvComm, void *data, int size, void *mhandle);
+  NCCL_NET_V2_V4_TEST_CLOSE
+} ncclNet_v2_t;
 
 /* ---- shared by v8 and v10 ---- */
 
@@ -204,6 +236,11 @@ _Static_assert(offsetof(ncclNetProperties_v4_t, port) == 32, "props v4 port");
 _Static_assert(offsetof(ncclNetProperties_v4_t, maxComms) == 36, "props v4 maxComms");
 _Static_assert(sizeof(ncclNet_v4_t) == 128, "ncclNet_v4_t");
 _Static_assert(offsetof(ncclNet_v4_t, closeListen) == 120, "ncclNet_v4_t closeListen");
+
+_Static_assert(sizeof(ncclNet_v3_t) == 128, "ncclNet_v3_t");
+_Static_assert(offsetof(ncclNet_v3_t, flush) == 88, "ncclNet_v3_t flush");
+_Static_assert(sizeof(ncclNet_v2_t) == 136, "ncclNet_v2_t");
+_Static_assert(offsetof(ncclNet_v2_t, flush) == 96, "ncclNet_v2_t flush");
 
 _Static_assert(sizeof(ncclNetProperties_v8_t) == 64, "props v8");
 _Static_assert(offsetof(ncclNetProperties_v8_t, pciPath) == 8, "props v8 pciPath");

@@ -1,9 +1,14 @@
 /*
  * nccl4j test fixture: a native NCCL net plugin of our own over TCP sockets, host memory only.
  *
- * Exports ncclNetPlugin_v10, _v8 and/or _v4 according to -DFX_V10, -DFX_V8, -DFX_V4. One wire
+ * Exports ncclNetPlugin_v10, _v8, _v4, _v3 and/or _v2 according to -DFX_V10, -DFX_V8, -DFX_V4,
+ * -DFX_V3, -DFX_V2 (v3 and v2 only to test that they are reported as not used). One wire
  * protocol for all versions: a connection starts with a 16-byte hello from the connecting side,
  * then each message is an 8-byte header {uint32 size, int32 tag} followed by the payload.
+ *
+ * -DFX_ACK_CONNECT (v5+ only) makes connect behave as libfabric-based plugins do: accept answers
+ * the hello with an 8-byte ack, and connect returns its comm only once that ack arrived, so a
+ * connect completes only after the peer has called accept.
  *
  * Semantics (see the v4 and v8+ rules of NCCL's net API):
  *  - v4 connect/accept block until they have an endpoint; v8/v10 connect/accept never block:
@@ -43,6 +48,10 @@
 
 #define FX_HANDLE_MAGIC 0x6e63636c346a4658ULL /* "XFj4lccn" */
 #define FX_HELLO_MAGIC 0x6f6c6c6548584658ULL  /* "XFXHello" */
+#define FX_ACK_MAGIC 0x6b63416465747041ULL    /* "AptedAck" */
+#if defined(FX_ACK_CONNECT) && (defined(FX_V4) || defined(FX_V3) || defined(FX_V2))
+#error "FX_ACK_CONNECT needs non-blocking connect and accept (v5+): a blocking v4 connect would wait forever"
+#endif
 #define FX_MAX_DEVS 16
 #define FX_MAX_REQUESTS NCCL_NET_MAX_REQUESTS
 #define FX_QUARANTINE 1024
@@ -203,8 +212,10 @@ struct fxConnect {
   struct fxObj o;
   int fd;
   int dev;
-  int stage; /* 0 connecting, 1 sending hello */
+  int stage; /* 0 connecting, 1 sending hello (then, with FX_ACK_CONNECT, reading the ack) */
   size_t hsent;
+  size_t ackGot;
+  uint64_t ack;
 };
 
 static const uint64_t fxHello[2] = {FX_HELLO_MAGIC, 0};
@@ -506,6 +517,26 @@ static ncclResult_t fxConnectStep(int dev, void *handle, void **sendComm) {
     }
     cs->hsent += (size_t)k;
   }
+#ifdef FX_ACK_CONNECT
+  while (cs->ackGot < sizeof cs->ack) {
+    ssize_t k = recv(cs->fd, (char *)&cs->ack + cs->ackGot, sizeof cs->ack - cs->ackGot, MSG_DONTWAIT);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) goto out; /* the peer has not accepted yet */
+    if (k <= 0) {
+      WARN("connect to %s: waiting for the accept failed: %s", fxAddrStr(&h.addr, a, sizeof a),
+           k < 0 ? strerror(errno) : "connection closed");
+      rc = ncclSystemError;
+      goto fail;
+    }
+    cs->ackGot += (size_t)k;
+  }
+  if (cs->ack != FX_ACK_MAGIC) {
+    WARN("connect to %s: the peer answered 0x%llx, not the Fixture ack", fxAddrStr(&h.addr, a, sizeof a),
+         (unsigned long long)cs->ack);
+    rc = ncclSystemError;
+    goto fail;
+  }
+#endif
   struct fxComm *c = fxNewComm(FX_SEND, cs->fd, dev);
   if (c == NULL) {
     WARN("connect: out of memory");
@@ -575,6 +606,14 @@ static ncclResult_t fxAcceptStep(void *listenComm, void **recvComm) {
     int fd = p->fd;
     memmove(&lc->pend[i], &lc->pend[i + 1], (size_t)(lc->npend - i - 1) * sizeof lc->pend[0]);
     lc->npend--;
+#ifdef FX_ACK_CONNECT
+    /* 8 bytes into a fresh connection's empty send buffer: sent whole or not at all. */
+    static const uint64_t ack = FX_ACK_MAGIC;
+    if (!drop && send(fd, &ack, sizeof ack, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof ack) {
+      WARN("accept: dropping a connection whose ack could not be sent (%s)", strerror(errno));
+      drop = 1;
+    }
+#endif
     if (drop) {
       close(fd);
       continue;
@@ -1009,24 +1048,59 @@ FX_API ncclResult_t fxIflushV4(void *recvComm, void *data, int size, void *mhand
   return fxIflush(recvComm, request);
 }
 
+/* What the v4 table and the v3 and v2 ones before it share (all blocking, int sizes). */
+#define FX_V2_V4_COMMON                                                                               \
+  .name = "Fixture", .init = fxInitV4, .devices = fxDevices, .listen = fxListenV4, .connect = fxConnectV4, \
+  .accept = fxAcceptV4, .regMr = fxRegMrV4, .deregMr = fxDeregMr, .isend = fxIsendV4, .irecv = fxIrecvV4, \
+  .test = fxTest, .closeSend = fxCloseSend, .closeRecv = fxCloseRecv, .closeListen = fxCloseListen
+
 #ifdef FX_V4
 FX_EXPORT ncclNet_v4_t ncclNetPlugin_v4 = {
-    .name = "Fixture",
-    .init = fxInitV4,
-    .devices = fxDevices,
+    FX_V2_V4_COMMON,
     .getProperties = fxGetPropertiesV4,
-    .listen = fxListenV4,
-    .connect = fxConnectV4,
-    .accept = fxAcceptV4,
-    .regMr = fxRegMrV4,
-    .deregMr = fxDeregMr,
-    .isend = fxIsendV4,
-    .irecv = fxIrecvV4,
     .iflush = fxIflushV4,
-    .test = fxTest,
-    .closeSend = fxCloseSend,
-    .closeRecv = fxCloseRecv,
-    .closeListen = fxCloseListen,
+};
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* v3 and v2: what old plugins export beside v4 (nccl4j reports them as not used) */
+
+/* Host memory needs no flush: nothing to wait for. */
+FX_API ncclResult_t fxFlushV3(void *recvComm, void *data, int size, void *mhandle) {
+  void *request = NULL;
+  return fxIflush(recvComm, &request);
+}
+
+FX_API ncclResult_t fxPciPathV2(int dev, char **path) {
+  char *name;
+  uint64_t guid;
+  int ptr, speed, port, maxComms;
+  ncclResult_t rc = fxProps(dev, &name, path, &guid, &ptr, &speed, &port, &maxComms);
+  if (rc == ncclSuccess && *path != NULL) *path = strdup(*path); /* NCCL frees it */
+  return rc;
+}
+
+FX_API ncclResult_t fxPtrSupportV2(int dev, int *supportedTypes) {
+  char *name, *path;
+  uint64_t guid;
+  int speed, port, maxComms;
+  return fxProps(dev, &name, &path, &guid, supportedTypes, &speed, &port, &maxComms);
+}
+
+#ifdef FX_V3
+FX_EXPORT ncclNet_v3_t ncclNetPlugin_v3 = {
+    FX_V2_V4_COMMON,
+    .getProperties = fxGetPropertiesV4,
+    .flush = fxFlushV3,
+};
+#endif
+
+#ifdef FX_V2
+FX_EXPORT ncclNet_v2_t ncclNetPlugin_v2 = {
+    FX_V2_V4_COMMON,
+    .pciPath = fxPciPathV2,
+    .ptrSupport = fxPtrSupportV2,
+    .flush = fxFlushV3,
 };
 #endif
 

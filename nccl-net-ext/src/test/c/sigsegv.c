@@ -10,7 +10,9 @@
  * NCCL4J_FIXTURE_SIGSEGV_FATAL=1 before loading to make it fatal, as the real one is.
  */
 #define _GNU_SOURCE
-#include "fixture_abi.h"
+#define ND_NAME "SigSegv"
+#define ND_WHY "this fixture must be refused after dlopen (it replaced the SIGSEGV handler)"
+#include "fixture_nodata.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -58,57 +60,9 @@ FX_EXPORT int nccl4jFixtureSigsegvHandlerInstalled(void) {
   return (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == segvHandler;
 }
 
-static ncclDebugLogger_t logger;
-
-static ncclResult_t sgFail(void) {
-  if (logger != NULL)
-    logger(NCCL_LOG_WARN, NCCL_NET, __FILE__, __LINE__,
-           "NET/SigSegv : this fixture must be refused after dlopen (it replaced the SIGSEGV handler)");
-  return ncclInternalError;
-}
-
 static ncclResult_t sgInit(ncclDebugLogger_t logFunction) {
-  logger = logFunction;
-  return sgFail();
+  ndLogger = logFunction;
+  return ndFail();
 }
-static ncclResult_t sgDevices(int *ndev) { return sgFail(); }
-static ncclResult_t sgGetProperties(int dev, ncclNetProperties_v8_t *props) { return sgFail(); }
-static ncclResult_t sgListen(int dev, void *handle, void **listenComm) { return sgFail(); }
-static ncclResult_t sgConnect(int dev, void *handle, void **sendComm, ncclNetDeviceHandle_v8_t **devComm) { return sgFail(); }
-static ncclResult_t sgAccept(void *listenComm, void **recvComm, ncclNetDeviceHandle_v8_t **devComm) { return sgFail(); }
-static ncclResult_t sgRegMr(void *comm, void *data, size_t size, int type, void **mhandle) { return sgFail(); }
-static ncclResult_t sgRegMrDmaBuf(void *comm, void *data, size_t size, int type, uint64_t offset, int fd, void **mhandle) {
-  return sgFail();
-}
-static ncclResult_t sgDeregMr(void *comm, void *mhandle) { return sgFail(); }
-static ncclResult_t sgIsend(void *comm, void *data, int size, int tag, void *mhandle, void **request) { return sgFail(); }
-static ncclResult_t sgIrecv(void *comm, int n, void **data, int *sizes, int *tags, void **mhandles, void **request) {
-  return sgFail();
-}
-static ncclResult_t sgIflush(void *comm, int n, void **data, int *sizes, void **mhandles, void **request) { return sgFail(); }
-static ncclResult_t sgTest(void *request, int *done, int *sizes) { return sgFail(); }
-static ncclResult_t sgClose(void *comm) { return sgFail(); }
-static ncclResult_t sgGetDeviceMr(void *comm, void *mhandle, void **dptr) { return sgFail(); }
-static ncclResult_t sgIrecvConsumed(void *comm, int n, void *request) { return sgFail(); }
 
-FX_EXPORT ncclNet_v8_t ncclNetPlugin_v8 = {
-    .name = "SigSegv",
-    .init = sgInit,
-    .devices = sgDevices,
-    .getProperties = sgGetProperties,
-    .listen = sgListen,
-    .connect = sgConnect,
-    .accept = sgAccept,
-    .regMr = sgRegMr,
-    .regMrDmaBuf = sgRegMrDmaBuf,
-    .deregMr = sgDeregMr,
-    .isend = sgIsend,
-    .irecv = sgIrecv,
-    .iflush = sgIflush,
-    .test = sgTest,
-    .closeSend = sgClose,
-    .closeRecv = sgClose,
-    .closeListen = sgClose,
-    .getDeviceMr = sgGetDeviceMr,
-    .irecvConsumed = sgIrecvConsumed,
-};
+ND_EXPORT_V8(sgInit, ndDevices);

@@ -1,22 +1,26 @@
 package org.nccl4j.core.transport;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
 
 /**
  * {@code ncclTransportP2pSetup}: for each distance {@code i = 1..n-1} the rank sets up its
  * receives from {@code rank-i} and its sends to {@code rank+i}, ships the connect infos over
- * bootstrap, and connects with the peers' infos. Both sides pick the transport the same way (the
- * first that can connect), so they agree without talking.
+ * bootstrap, and connects with the peers' infos, its sends and its receives at the same time. Both
+ * sides pick the transport the same way (the first that can connect), so they agree without talking.
  */
 public final class TransportSetup {
     /** Largest connect info ({@code CONNECT_SIZE} is 128 in NCCL; a v5 net handle alone is 128). */
@@ -97,26 +101,116 @@ public final class TransportSetup {
             if (!sendSetups.isEmpty()) {
                 bootstrap.send(sendPeer, tag | 2, encode(sendSetups), deadline);
             }
-            if (!sendSetups.isEmpty()) {
-                List<byte[]> infos = decode(bootstrap.recv(sendPeer, tag | 1, deadline), sendSetups.size(), sendPeer);
-                Transport t = select(sendPeer);
-                for (int k = 0; k < sendSetups.size(); k++) {
-                    Transport.Setup s = sendSetups.get(k);
-                    Conn c = t.connectSend(ctx, s, infos.get(k));
-                    Log.info(Subsys.INIT | Subsys.P2P, "%s", c.description());
-                    sendConns.put(new Link(s.channel(), sendPeer), c);
-                }
-            }
-            if (!recvSetups.isEmpty()) {
-                List<byte[]> infos = decode(bootstrap.recv(recvPeer, tag | 2, deadline), recvSetups.size(), recvPeer);
-                Transport t = select(recvPeer);
-                for (int k = 0; k < recvSetups.size(); k++) {
-                    Transport.Setup s = recvSetups.get(k);
-                    recvConns.put(new Link(s.channel(), recvPeer), t.connectRecv(ctx, s, infos.get(k)));
-                }
+            Side sendSide = sendSetups.isEmpty() ? null : new Side(select(sendPeer), sendSetups,
+                    decode(bootstrap.recv(sendPeer, tag | 1, deadline), sendSetups.size(), sendPeer), sendPeer, true);
+            Side recvSide = recvSetups.isEmpty() ? null : new Side(select(recvPeer), recvSetups,
+                    decode(bootstrap.recv(recvPeer, tag | 2, deadline), recvSetups.size(), recvPeer), recvPeer, false);
+            if (sendSide != null && recvSide != null) {
+                connectTogether(sendSide, recvSide, sendConns, recvConns, deadline);
+            } else if (sendSide != null) {
+                sendSide.connect(ctx, sendConns);
+            } else if (recvSide != null) {
+                recvSide.connect(ctx, recvConns);
             }
         }
         return new Connected(sendConns, recvConns);
+    }
+
+    /**
+     * One step's connections in one direction.
+     *
+     * @param transport what carries them (both ends chose it alike)
+     * @param setups    this side's setups
+     * @param infos     the peer's connect infos, one per setup
+     * @param peer      the peer
+     * @param send      sends (connect) or receives (accept)
+     */
+    private record Side(Transport transport, List<Transport.Setup> setups, List<byte[]> infos, int peer, boolean send) {
+        void connect(TransportContext c, Map<Link, Conn> out) {
+            for (int k = 0; k < setups.size(); k++) {
+                Transport.Setup s = setups.get(k);
+                Conn conn = send ? transport.connectSend(c, s, infos.get(k)) : transport.connectRecv(c, s, infos.get(k));
+                if (send) {
+                    Log.info(Subsys.INIT | Subsys.P2P, "%s", conn.description());
+                }
+                out.put(new Link(s.channel(), peer), conn);
+            }
+        }
+
+        /** {@link #connect}; a failure becomes {@code first} (or is attached to it) and stops the other side. */
+        void connectOrStop(TransportContext c, Map<Link, Conn> out, AtomicReference<Throwable> first, AbortFlag stop) {
+            try {
+                connect(c, out);
+            } catch (RuntimeException | Error e) {
+                if (!first.compareAndSet(null, e)) {
+                    first.get().addSuppressed(e);
+                }
+                stop.set("stopped: " + (send ? "a connect to rank " : "an accept from rank ") + peer + " failed");
+            }
+        }
+    }
+
+    /**
+     * Connects a step's sends and accepts its receives at the same time, as NCCL's
+     * {@code ncclTransportP2pSetup} polls both with v5+ plugins: some plugins' connect completes
+     * only once the peer has called accept (libfabric-based ones), and the peer is connecting to
+     * us first. The accepts run on a thread of their own. Both sides wait under a setup-local
+     * abort flag (the communicator's abort sets it too), so the first failure stops the other
+     * side at once instead of after its connect timeout; that first failure is thrown, the other
+     * side's attached to it.
+     */
+    private void connectTogether(Side sends, Side recvs, Map<Link, Conn> sendConns, Map<Link, Conn> recvConns,
+                                 Deadline deadline) {
+        AbortFlag local = new AbortFlag();
+        Runnable forward = () -> local.set("aborted");
+        ctx.abort().onAbort(forward);
+        TransportContext c = new TransportContext(ctx.rank(), ctx.peers(), ctx.commId(), ctx.config(), ctx.buffs(),
+                ctx.arena(), ctx.net(), ctx.proxy(), local);
+        AtomicReference<Throwable> first = new AtomicReference<>();
+        Map<Link, Conn> accepted = new HashMap<>();
+        Thread acceptor = Thread.ofPlatform().daemon().name("nccl4j-accept-r" + ctx.rank() + "-from-r" + recvs.peer())
+                .start(() -> recvs.connectOrStop(c, accepted, first, local));
+        sends.connectOrStop(c, sendConns, first, local);
+        try {
+            if (!join(acceptor, deadline)) {
+                local.set("stopped: the init deadline passed");
+                join(acceptor, Deadline.afterMillis(ctx.config().integer(Params.CONNECT_TIMEOUT_MS)));
+            }
+        } finally {
+            ctx.abort().remove(forward);
+        }
+        ctx.abort().check("connection setup with ranks " + sends.peer() + " and " + recvs.peer()); // with its reason
+        if (acceptor.isAlive()) {
+            throw NcclException.of(Result.TIMEOUT, "rank " + ctx.rank() + ": accepting from rank " + recvs.peer()
+                    + " did not return after the init deadline and an abort", "a net plugin's accept is blocking; "
+                    + "check the plugin (nccl4j doctor) and that rank " + recvs.peer() + " is running");
+        }
+        Throwable failure = first.get(); // what connectOrStop caught: unchecked only
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+        recvConns.putAll(accepted);
+    }
+
+    /** @return whether {@code t} ended before {@code deadline}; an interrupt is kept for the caller */
+    private static boolean join(Thread t, Deadline deadline) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return t.join(Duration.ofNanos(Math.max(1, deadline.remainingNanos())));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**

@@ -17,11 +17,16 @@ import org.nccl4j.net.spi.NetLogger;
  * plugin's level ({@code NCCL_LOG_*}, the same numbers as {@link NetLogger}'s levels) and with
  * its subsystem flags. Lines go to the {@link NetLogger} of the latest {@code init}: plugins are
  * initialised once per process and keep the logger they were given.
+ *
+ * <p>Where an upcall would abort the JVM (once shutdown has begun, or on a thread the VM cannot
+ * take, such as the one running a plugin's atexit cleanup) the shim writes the line to stderr
+ * itself, in NCCL's format, if the logger's level lets it through.
  */
 @SuppressWarnings("restricted") // native access is this module's purpose: --enable-native-access=org.nccl4j.net.ext
 final class NativeLogSink {
     private static volatile NetLogger target = (level, subsystem, message) -> { };
     private static MemorySegment logger;
+    private static MethodHandle setLevel;
 
     private NativeLogSink() {
     }
@@ -31,9 +36,27 @@ final class NativeLogSink {
      *
      * @param to the logger from the current {@code NetContext}
      */
-    static void route(NetLogger to) {
+    static synchronized void route(NetLogger to) {
         if (to != null) {
             target = to;
+            if (setLevel != null) {
+                pushLevel();
+            }
+        }
+    }
+
+    /** Tells the shim the highest level {@link #target} prints: what it writes to stderr itself. */
+    private static void pushLevel() {
+        int level = 0;
+        for (int l = NetLogger.VERSION; l <= NetLogger.TRACE; l++) {
+            if (target.enabled(l)) {
+                level = l;
+            }
+        }
+        try {
+            setLevel.invokeExact(level);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot set the plugin log level: " + t, t);
         }
     }
 
@@ -55,9 +78,20 @@ final class NativeLogSink {
                         ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS), Arena.global());
                 MethodHandle set = linker.downcallHandle(setSink, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
                 set.invokeExact(stub);
+                setLevel = linker.downcallHandle(NativeShim.find("nccl4j_set_log_level"),
+                        FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
+                MethodHandle shutdown = linker.downcallHandle(NativeShim.find("nccl4j_log_shutdown"), FunctionDescriptor.ofVoid());
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("nccl4j-plugin-log-shutdown").unstarted(() -> {
+                    try {
+                        shutdown.invokeExact();
+                    } catch (Throwable ignored) {
+                        // Nothing to report to at shutdown; the shim's thread check still holds.
+                    }
+                }));
             } catch (Throwable t) {
                 throw new IllegalStateException("cannot register the plugin log sink: " + t, t);
             }
+            pushLevel();
             logger = log;
         }
         return logger;

@@ -18,6 +18,12 @@ import java.lang.foreign.ValueLayout;
 final class NetAbi {
     /** The versions probed, newest first. */
     static final int[] VERSIONS = {10, 9, 8, 7, 6, 5, 4};
+    /**
+     * Older versions plugins still export beside v4 (aws-ofi-nccl, fastsocket): probed only to say
+     * why they are not used. NCCL 2.10.3 looks up {@code ncclNetPlugin_v4} and nothing else
+     * ({@code initNetPlugin} in {@code src/init.cc}), so neither does nccl4j.
+     */
+    static final int[] OLD_VERSIONS = {3, 2};
     /** A slot a version does not have. */
     static final long ABSENT = -1;
 
@@ -86,6 +92,17 @@ final class NetAbi {
             throw new IllegalArgumentException("ncclNet v" + version + " is not supported (v4 to v10 are)");
         }
         return new NetAbi(version);
+    }
+
+    /**
+     * @param version one of {@link #OLD_VERSIONS}
+     * @return why that symbol is not used, for the plugin search report and the log
+     */
+    static String notUsed(int version) {
+        String why = version == 3 ? "v3's flush blocks and returns no request, v4 replaced it with iflush"
+                : "v2 has pciPath and ptrSupport instead of getProperties, and v3's blocking flush";
+        return "ncclNetPlugin_v" + version + " found, not used: NCCL 2.10 loads only ncclNetPlugin_v4 (nccl4j v4 to v10); "
+                + why;
     }
 
     /** @return the exported symbol, e.g. {@code ncclNetPlugin_v10} */

@@ -10,10 +10,20 @@ import java.util.List;
  *
  * @param spec     the value of {@code NCCL_NET_PLUGIN}, or {@code null}
  * @param attempts one line per library tried, e.g. {@code libnccl-net.so: cannot open shared object file ...}
+ * @param notUsed  why older symbols the library exports are not used ({@link NetAbi#notUsed})
  * @param plugin   the plugin, or {@code null}
  * @param failure  why there is no plugin, or {@code null}
  */
-record PluginLoad(String spec, List<String> attempts, LoadedPlugin plugin, String failure) {
+record PluginLoad(String spec, List<String> attempts, List<String> notUsed, LoadedPlugin plugin, String failure) {
+    PluginLoad {
+        notUsed = List.copyOf(notUsed);
+    }
+
+    /** A search that found no older symbols. */
+    PluginLoad(String spec, List<String> attempts, LoadedPlugin plugin, String failure) {
+        this(spec, attempts, List.of(), plugin, failure);
+    }
+
     /** @return whether a plugin loaded (its init may still fail) */
     boolean loaded() {
         return plugin != null;
@@ -30,16 +40,13 @@ record PluginLoad(String spec, List<String> attempts, LoadedPlugin plugin, Strin
      */
     List<String> logLines() {
         List<String> lines = new ArrayList<>();
-        if (plugin == null) {
-            lines.add("NET/Plugin : " + failure);
-        } else {
-            lines.add("NET/Plugin : Loaded net plugin " + plugin.describe());
-            if (plugin.collNetVersions.isEmpty()) {
-                lines.add("NET/Plugin : Failed to find ncclCollNetPlugin symbol (v4 to v10) in " + plugin.library);
-            } else {
-                lines.add("NET/Plugin : " + plugin.library + " exports ncclCollNetPlugin " + versions(plugin.collNetVersions)
-                        + "; nccl4j does not adapt CollNet plugins yet");
-            }
+        lines.add("NET/Plugin : " + (plugin == null ? failure : "Loaded net plugin " + plugin.describe()));
+        notUsed.forEach(n -> lines.add("NET/Plugin : " + n));
+        if (plugin != null && plugin.collNetVersions.isEmpty()) {
+            lines.add("NET/Plugin : Failed to find ncclCollNetPlugin symbol (v4 to v10) in " + plugin.library);
+        } else if (plugin != null) {
+            lines.add("NET/Plugin : " + plugin.library + " exports ncclCollNetPlugin " + versions(plugin.collNetVersions)
+                    + "; nccl4j does not adapt CollNet plugins yet");
         }
         return lines;
     }
@@ -52,6 +59,7 @@ record PluginLoad(String spec, List<String> attempts, LoadedPlugin plugin, Strin
         for (String a : attempts) {
             out.add("  " + a);
         }
+        out.addAll(notUsed);
         if (plugin != null) {
             out.add("ncclNetPlugin symbols: " + versions(plugin.netVersions) + ", using v" + plugin.abi.version
                     + "; plugin name \"" + plugin.name + "\" (what NCCL_NET matches)");

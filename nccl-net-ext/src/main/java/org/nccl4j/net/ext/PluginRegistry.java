@@ -58,7 +58,7 @@ final class PluginRegistry {
             PluginLoad same = BY_HANDLE.get(o.handle().address());
             if (same != null) {
                 attempts.add(lib + ": loaded (same library as " + same.plugin().library + ")");
-                return new PluginLoad(spec, attempts, same.plugin(), null);
+                return new PluginLoad(spec, attempts, same.notUsed(), same.plugin(), null);
             }
             PluginLoad result = probe(spec, attempts, lib, o.handle());
             if (result.plugin() != null) {
@@ -69,36 +69,51 @@ final class PluginRegistry {
         return new PluginLoad(spec, attempts, null, lastFailure == null ? "no plugin library to try" : lastFailure);
     }
 
+    private static boolean exports(MemorySegment handle, String symbol) {
+        return !DlLoader.symbol(handle, symbol).equals(MemorySegment.NULL);
+    }
+
     private static PluginLoad probe(String spec, List<String> attempts, String lib, MemorySegment handle) {
         List<Integer> net = new ArrayList<>();
         List<Integer> coll = new ArrayList<>();
         for (int v : NetAbi.VERSIONS) {
-            if (!DlLoader.symbol(handle, "ncclNetPlugin_v" + v).equals(MemorySegment.NULL)) {
+            if (exports(handle, "ncclNetPlugin_v" + v)) {
                 net.add(v);
             }
-            if (!DlLoader.symbol(handle, "ncclCollNetPlugin_v" + v).equals(MemorySegment.NULL)) {
+            if (exports(handle, "ncclCollNetPlugin_v" + v)) {
                 coll.add(v);
             }
         }
-        attempts.add(lib + ": loaded; ncclNetPlugin " + PluginLoad.versions(net) + ", ncclCollNetPlugin "
+        List<Integer> old = new ArrayList<>();
+        List<String> notUsed = new ArrayList<>();
+        for (int v : NetAbi.OLD_VERSIONS) {
+            if (exports(handle, "ncclNetPlugin_v" + v)) {
+                old.add(v);
+                notUsed.add(NetAbi.notUsed(v));
+            }
+        }
+        List<Integer> all = new ArrayList<>(net);
+        all.addAll(old);
+        attempts.add(lib + ": loaded; ncclNetPlugin " + PluginLoad.versions(all) + ", ncclCollNetPlugin "
                 + PluginLoad.versions(coll));
         if (net.isEmpty()) {
-            return new PluginLoad(spec, attempts, null, "no ncclNetPlugin symbol in " + lib
-                    + " (looked for ncclNetPlugin_v10 down to ncclNetPlugin_v4)");
+            String older = old.isEmpty() ? "" : "; found only " + PluginLoad.versions(old);
+            return new PluginLoad(spec, attempts, notUsed, null, "no ncclNetPlugin symbol in " + lib
+                    + " (looked for ncclNetPlugin_v10 down to ncclNetPlugin_v4" + older + ")");
         }
         NetAbi abi = NetAbi.of(net.get(0));
         MemorySegment struct = DlLoader.symbol(handle, abi.symbol());
         String name = PluginTable.name(struct, abi);
         if (name == null || name.isBlank()) {
-            return new PluginLoad(spec, attempts, null, abi.symbol() + " in " + lib + " has no name");
+            return new PluginLoad(spec, attempts, notUsed, null, abi.symbol() + " in " + lib + " has no name");
         }
         PluginTable table;
         try {
             table = new PluginTable(abi, struct);
         } catch (IllegalArgumentException e) {
-            return new PluginLoad(spec, attempts, null, "unusable " + abi.symbol() + " in " + lib + ": " + e.getMessage());
+            return new PluginLoad(spec, attempts, notUsed, null, "unusable " + abi.symbol() + " in " + lib + ": " + e.getMessage());
         }
-        return new PluginLoad(spec, attempts,
-                new LoadedPlugin(lib, handle, abi, table, name, List.copyOf(net), List.copyOf(coll)), null);
+        return new PluginLoad(spec, attempts, notUsed,
+                new LoadedPlugin(lib, handle, abi, table, name, List.copyOf(all), List.copyOf(coll)), null);
     }
 }

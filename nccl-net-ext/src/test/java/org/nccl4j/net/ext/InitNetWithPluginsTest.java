@@ -64,17 +64,35 @@ class InitNetWithPluginsTest {
 
     @Test
     void doctorShowsThePluginSearch() {
+        String text = doctor(Fixtures.library("fixture"));
+        assertTrue(text.contains("NCCL_NET_PLUGIN=" + Fixtures.library("fixture") + "; libraries tried:"), text);
+        assertTrue(text.contains("ncclNetPlugin symbols: v10 v8 v4, using v10; plugin name \"Fixture\""), text);
+        // Device count: one per up IPv4 interface, which other tests' network namespaces may add.
+        assertTrue(text.matches("(?s).*Fixture +priority  100  chosen, \\d+ devices?\n.*"), text);
+    }
+
+    @Test
+    void doctorSaysWhyAV3PluginIsNotUsed() {
+        String lib = Fixtures.library("fixture-v3");
+        List<String> report = doctor(lib).lines().toList();
+        assertTrue(report.contains("      ncclNetPlugin_v3 found, not used: NCCL 2.10 loads only ncclNetPlugin_v4 (nccl4j v4 to v10); "
+                + "v3's flush blocks and returns no request, v4 replaced it with iflush"), String.join("\n", report));
+        // Nothing else on this module's test class path: initNet fails and says why the plugin was refused.
+        assertTrue(report.stream().anyMatch(l -> l.startsWith("  error: network (any) not found; candidates: [NetPlugin (refused: "
+                + "no ncclNetPlugin symbol in " + lib + " (looked for ncclNetPlugin_v10 down to ncclNetPlugin_v4; found only v3))]")),
+                String.join("\n", report));
+    }
+
+    /** {@code nccl4j doctor}'s report with {@code -Dnccl.net.plugin=plugin} (the provider ServiceLoader finds reads it). */
+    private static String doctor(String plugin) {
         String old = System.getProperty("nccl.net.plugin");
-        System.setProperty("nccl.net.plugin", Fixtures.library("fixture"));
+        System.setProperty("nccl.net.plugin", plugin);
         try {
             Properties props = new Properties();
-            props.setProperty("nccl.net.plugin", Fixtures.library("fixture"));
-            List<String> report = Doctor.report(Config.of(props, Map.of(), Path.of("/nonexistent/nccl.conf")));
-            String text = String.join("\n", report);
+            props.setProperty("nccl.net.plugin", plugin);
+            String text = String.join("\n", Doctor.report(Config.of(props, Map.of(), Path.of("/nonexistent/nccl.conf"))));
             System.out.println(text);
-            assertTrue(text.contains("NCCL_NET_PLUGIN=" + Fixtures.library("fixture") + "; libraries tried:"), text);
-            assertTrue(text.contains("ncclNetPlugin symbols: v10 v8 v4, using v10; plugin name \"Fixture\""), text);
-            assertTrue(text.matches("(?s).*Fixture +priority  100  chosen, 1 device.*"), text);
+            return text;
         } finally {
             if (old == null) {
                 System.clearProperty("nccl.net.plugin");

@@ -89,6 +89,33 @@ class PluginLoadingTest {
     }
 
     @Test
+    void olderSymbolsAreReportedAsNotUsed() {
+        String v3 = Fixtures.library("fixture-v3");
+        ExtNetProvider p3 = new ExtNetProvider(v3);
+        assertEquals(ExtNetProvider.UNLOADED_NAME, p3.name());
+        assertEquals(List.of("no ncclNetPlugin symbol in " + v3 + " (looked for ncclNetPlugin_v10 down to ncclNetPlugin_v4; found only v3)",
+                "NCCL_NET_PLUGIN=" + v3 + "; libraries tried:",
+                "  " + v3 + ": loaded; ncclNetPlugin v3, ncclCollNetPlugin none",
+                "ncclNetPlugin_v3 found, not used: NCCL 2.10 loads only ncclNetPlugin_v4 (nccl4j v4 to v10); v3's flush blocks "
+                        + "and returns no request, v4 replaced it with iflush"), p3.describe());
+        Recording ctx = new Recording();
+        NetException e = assertThrows(NetException.class, () -> p3.create().init(ctx));
+        assertTrue(e.getMessage().contains("found only v3"), e.getMessage());
+        assertTrue(ctx.has("NET/Plugin : ncclNetPlugin_v3 found, not used: NCCL 2.10 loads only ncclNetPlugin_v4"), ctx.lines.toString());
+
+        // Beside v4, as plugins built for NCCL 2.4 to 2.9 export them: v4 is used, v3 and v2 are explained.
+        String old = Fixtures.library("fixture-old");
+        List<String> report = new ExtNetProvider(old).describe();
+        assertEquals(List.of("  " + old + ": loaded; ncclNetPlugin v4 v3 v2, ncclCollNetPlugin none",
+                "ncclNetPlugin_v3 found, not used: NCCL 2.10 loads only ncclNetPlugin_v4 (nccl4j v4 to v10); v3's flush blocks "
+                        + "and returns no request, v4 replaced it with iflush",
+                "ncclNetPlugin_v2 found, not used: NCCL 2.10 loads only ncclNetPlugin_v4 (nccl4j v4 to v10); v2 has pciPath "
+                        + "and ptrSupport instead of getProperties, and v3's blocking flush",
+                "ncclNetPlugin symbols: v4 v3 v2, using v4; plugin name \"Fixture\" (what NCCL_NET matches)"),
+                report.subList(2, 6), String.join("\n", report));
+    }
+
+    @Test
     void failingInitIsReportedWithThePluginsWarning() {
         String lib = Fixtures.library("initfail");
         ExtNetProvider p = new ExtNetProvider(lib);
