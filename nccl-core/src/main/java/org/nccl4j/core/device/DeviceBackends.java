@@ -10,11 +10,14 @@ import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Param;
 import org.nccl4j.core.param.Params;
 
 /**
  * Chooses the device backend: {@code NCCL4J_DEVICE} names one, else the usable provider with the
- * lowest priority wins. Every provider's outcome is kept for errors and {@code nccl4j doctor}.
+ * lowest priority wins. A provider counts as usable only once it was created and reported at
+ * least one device; those after the chosen one are not tried, as initNet does with nets. Every
+ * provider's outcome is kept for errors and {@code nccl4j doctor}.
  */
 public final class DeviceBackends {
     /**
@@ -22,7 +25,8 @@ public final class DeviceBackends {
      *
      * @param name     the provider's name
      * @param priority its priority
-     * @param status   {@code chosen}, {@code usable}, {@code not selected}, or why it is unusable
+     * @param status   {@code chosen, N devices}, {@code not tried: ...}, {@code not selected ...},
+     *                 or {@code unusable: why}
      */
     public record Candidate(String name, int priority, String status) {
     }
@@ -52,27 +56,51 @@ public final class DeviceBackends {
 
     /**
      * @param config parameters ({@code NCCL4J_DEVICE})
-     * @return the chosen backend and every candidate's outcome
-     * @throws NcclException with {@link Result#INVALID_USAGE} if none is usable
+     * @return the chosen backend among {@link #providers()} and every candidate's outcome
+     * @throws NcclException with {@link Result#INVALID_USAGE} if none is usable or
+     *                       {@code NCCL4J_DEVICE} names no registered backend
      */
     public static Selection select(Config config) {
+        return select(config, providers());
+    }
+
+    /**
+     * @param config    parameters ({@code NCCL4J_DEVICE})
+     * @param providers candidates, lowest priority first
+     * @return the chosen backend and every candidate's outcome
+     * @throws NcclException with {@link Result#INVALID_USAGE} if none is usable or
+     *                       {@code NCCL4J_DEVICE} names no candidate
+     */
+    public static Selection select(Config config, List<DeviceBackendProvider> providers) {
         String wanted = config.string(Params.DEVICE);
+        String known = providers.stream().map(DeviceBackendProvider::name).collect(Collectors.joining(", "));
+        if (wanted != null && providers.stream().noneMatch(p -> wanted.equalsIgnoreCase(p.name()))) {
+            throw NcclException.of(Result.INVALID_USAGE,
+                    "NCCL4J_DEVICE=" + wanted + " names no device backend; known backends: " + known,
+                    "set NCCL4J_DEVICE to one of them, or unset it to take the first usable");
+        }
         List<Candidate> candidates = new ArrayList<>();
         DeviceBackend chosen = null;
-        for (DeviceBackendProvider p : providers()) {
+        for (DeviceBackendProvider p : providers) {
             if (wanted != null && !wanted.equalsIgnoreCase(p.name())) {
                 candidates.add(new Candidate(p.name(), p.priority(), "not selected (NCCL4J_DEVICE=" + wanted + ")"));
-                continue;
-            }
-            if (chosen != null) {
-                candidates.add(new Candidate(p.name(), p.priority(), "usable, lower in priority"));
-                continue;
-            }
-            try {
-                chosen = p.create();
-                candidates.add(new Candidate(p.name(), p.priority(), "chosen"));
-            } catch (DeviceUnavailableException | RuntimeException | LinkageError e) {
-                candidates.add(new Candidate(p.name(), p.priority(), "unusable: " + e.getMessage()));
+            } else if (chosen != null) {
+                candidates.add(new Candidate(p.name(), p.priority(), "not tried: " + chosen.name() + " came first"));
+            } else {
+                String status;
+                try {
+                    DeviceBackend b = p.create();
+                    int n = b.deviceCount();
+                    if (n >= 1) {
+                        chosen = b;
+                        status = "chosen, " + n + " device" + (n == 1 ? "" : "s");
+                    } else {
+                        status = "unusable: no device";
+                    }
+                } catch (DeviceUnavailableException | RuntimeException | LinkageError e) {
+                    status = "unusable: " + e.getMessage();
+                }
+                candidates.add(new Candidate(p.name(), p.priority(), status));
             }
         }
         if (chosen == null) {
@@ -80,10 +108,14 @@ public final class DeviceBackends {
                     .collect(Collectors.joining(", "));
             Log.warn("No usable device backend%s: %s", wanted == null ? "" : " named " + wanted, list);
             throw NcclException.of(Result.INVALID_USAGE,
-                    "device backend " + (wanted == null ? "" : wanted + " ") + "not found; candidates: " + list,
+                    "no usable device backend" + (wanted == null ? "" : " named " + wanted) + "; candidates: " + list,
                     "unset NCCL4J_DEVICE to use the host backend, or add the backend's module to the class path");
         }
         Log.info(Subsys.INIT, "Using device backend %s", chosen.name());
+        if (chosen instanceof HostBackend) {
+            HostBackend.unappliedKnobs(config).forEach(s -> Log.warn("%s=%s is %s%s", s.param().envName(), s.value(),
+                    Param.NOT_ON_HOST, s.param().hostNote()));
+        }
         return new Selection(chosen, List.copyOf(candidates));
     }
 }

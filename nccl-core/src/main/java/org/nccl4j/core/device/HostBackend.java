@@ -1,8 +1,11 @@
 package org.nccl4j.core.device;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
+import org.nccl4j.core.param.Setting;
+import org.nccl4j.core.param.Source;
 
 /**
  * The default backend where no GPU is usable: a rank's device is a share of this host's CPUs.
@@ -28,6 +31,17 @@ public final class HostBackend implements DeviceBackend {
      */
     public static int maxChannels(int localRanks) {
         return Math.max(1, Runtime.getRuntime().availableProcessors() / localRanks);
+    }
+
+    /**
+     * @param config parameters
+     * @return the knobs set (not left at their defaults) that this backend does not apply
+     *         ({@link org.nccl4j.core.param.Param#hostNote()} says why)
+     */
+    public static List<Setting> unappliedKnobs(Config config) {
+        return config.all().stream()
+                .filter(s -> s.param().hostNote() != null && s.source() != Source.DEFAULT)
+                .toList();
     }
 
     @Override

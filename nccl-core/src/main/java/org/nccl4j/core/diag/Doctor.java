@@ -4,12 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.Nccl4jVersion;
+import org.nccl4j.core.device.DeviceBackendProvider;
 import org.nccl4j.core.device.DeviceBackends;
+import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.init.BootstrapInterface;
 import org.nccl4j.core.net.InitNet;
 import org.nccl4j.core.net.NetCandidate;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Param;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.param.Setting;
 import org.nccl4j.core.param.Source;
@@ -42,7 +45,7 @@ public final class Doctor {
         out.add("");
         nets(config, out);
         out.add("");
-        devices(config, out);
+        out.addAll(devices(config, DeviceBackends.providers()));
         out.add("");
         params(config, out);
         return out;
@@ -113,28 +116,43 @@ public final class Doctor {
         }
     }
 
-    private static void devices(Config config, List<String> out) {
-        out.add("Device backends" + nccl(config, Params.DEVICE) + ":");
+    /**
+     * The device backends section: the choice init makes, each backend created and counted
+     * ({@code chosen, N devices}, {@code unusable: why}) or {@code not tried}, never assumed usable.
+     *
+     * @param config    parameters ({@code NCCL4J_DEVICE})
+     * @param providers the candidates, lowest priority first
+     * @return the section's lines
+     */
+    static List<String> devices(Config config, List<DeviceBackendProvider> providers) {
+        List<String> out = new ArrayList<>();
+        out.add("Device backends (in the order tried" + nccl(config, Params.DEVICE) + "):");
         try {
-            for (DeviceBackends.Candidate c : DeviceBackends.select(config).candidates()) {
+            for (DeviceBackends.Candidate c : DeviceBackends.select(config, providers).candidates()) {
                 out.add(String.format("  %-10s priority %4d  %s", c.name(), c.priority(), c.status()));
             }
         } catch (NcclException e) {
             out.add("  error: " + e.detail());
+            if (e.hint() != null) {
+                out.add("  hint: " + e.hint());
+            }
         }
+        return out;
     }
 
-    private static String nccl(Config config, org.nccl4j.core.param.Param p) {
+    private static String nccl(Config config, Param p) {
         String v = config.string(p);
         return v == null ? "" : ", " + p.envName() + "=" + v;
     }
 
     private static void params(Config config, List<String> out) {
         out.add("Parameters (effective value and source):");
+        List<Setting> unapplied = HostBackend.unappliedKnobs(config);
         for (Setting s : config.all()) {
             String where = s.source() == Source.DEFAULT ? "default" : s.source().name().toLowerCase().replace('_', ' ')
                     + " " + s.origin();
-            out.add(String.format("  %-28s = %-16s (%s)", s.param().envName(), s.value() == null ? "(unset)" : s.value(), where));
+            out.add(String.format("  %-28s = %-16s (%s)%s", s.param().envName(), s.value() == null ? "(unset)" : s.value(),
+                    where, unapplied.contains(s) ? " " + Param.NOT_ON_HOST + s.param().hostNote() : ""));
         }
     }
 }

@@ -12,8 +12,13 @@ import java.util.Objects;
  * @param kind       how the value is parsed
  * @param defaultValue the value when nothing sets it, as text ({@code null} = unset)
  * @param meaning    one line for the README and {@code nccl4j doctor}
+ * @param hostNote   why the host backend does not apply this NCCL knob, or {@code null} if it does;
+ *                   setting such a knob logs a WARN at init and is flagged by {@code nccl4j doctor}
  */
-public record Param(String envName, Kind kind, String defaultValue, String meaning) {
+public record Param(String envName, Kind kind, String defaultValue, String meaning, String hostNote) {
+    /** What the README's configuration table says of a knob the host backend does not apply. */
+    public static final String NOT_ON_HOST = "not applicable on the host backend: ";
+
     /** How a parameter's text is parsed. */
     public enum Kind {
         /** An integer parsed like C's {@code strtoll(s, NULL, 0)}: decimal, {@code 0x} hex, {@code 0} octal. */
@@ -33,6 +38,11 @@ public record Param(String envName, Kind kind, String defaultValue, String meani
         if (kind == Kind.INT && defaultValue != null) {
             IntParser.parse(envName, defaultValue);
         }
+    }
+
+    /** @return the meaning as documented: with the host note, if any */
+    public String documented() {
+        return hostNote == null ? meaning : meaning + "; " + NOT_ON_HOST + hostNote;
     }
 
     /** @return the system property name: the env name lower-cased with {@code _} as {@code .} */

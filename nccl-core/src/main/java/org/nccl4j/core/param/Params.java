@@ -14,6 +14,12 @@ import org.nccl4j.Result;
  */
 public final class Params {
     private static final Map<String, Param> BY_NAME = new LinkedHashMap<>();
+    private static final String P2P_ONE_CHANNEL = "the host engine runs send/recv on one channel "
+            + "(only the p2p channel count of the INIT line and of topo sim follows it)";
+    private static final String NO_COLLNET = "nccl4j sets up no CollNet (no net provides one; "
+            + "native CollNet plugins are not adapted), so it never runs; its graph is still searched and printed, as NCCL does";
+    private static final String THREADS_ON_HOST = "a host channel is one thread, so on the host backend "
+            + "this only sets how many bytes a call needs per channel (NCCL's thread thresholds: fewer channels for small calls)";
 
     // Logging.
     /** Log level. */
@@ -81,7 +87,7 @@ public final class Params {
     // Devices.
     /** Device backend. */
     public static final Param DEVICE = str("NCCL4J_DEVICE", null,
-            "device backend by name (host, cuda, hip); unset = the first usable by priority");
+            "device backend by name: host (the only backend so far); unset = the first usable by priority");
     /** Pinned host device. */
     public static final Param HOST_DEVICE = integer("NCCL4J_HOST_DEVICE", "-1",
             "host backend: pin this rank's device number (-1 = one per rank, automatically)");
@@ -125,24 +131,30 @@ public final class Params {
             "GPU Direct RDMA for sends: 0 off, 1 on, <0 only with NVLink");
     /** CPU affinity. */
     public static final Param IGNORE_CPU_AFFINITY = integer("NCCL_IGNORE_CPU_AFFINITY", "0",
-            "1 = bind to the device's CPUs without intersecting the process affinity");
+            "1 = bind to the device's CPUs without intersecting the process affinity",
+            "nccl4j binds no thread to CPUs; host ranks run where the JVM runs (place it with taskset or numactl)");
     /** P2P channel bounds. */
-    public static final Param MIN_P2P_NCHANNELS = integer("NCCL_MIN_P2P_NCHANNELS", "1", "fewest send/recv channels");
+    public static final Param MIN_P2P_NCHANNELS = integer("NCCL_MIN_P2P_NCHANNELS", "1", "fewest send/recv channels",
+            P2P_ONE_CHANNEL);
     /** P2P channel bounds. */
-    public static final Param MAX_P2P_NCHANNELS = integer("NCCL_MAX_P2P_NCHANNELS", "32", "most send/recv channels");
+    public static final Param MAX_P2P_NCHANNELS = integer("NCCL_MAX_P2P_NCHANNELS", "32", "most send/recv channels",
+            P2P_ONE_CHANNEL);
     /** CollNet. */
-    public static final Param COLLNET_ENABLE = integer("NCCL_COLLNET_ENABLE", "0", "1 = allow the CollNet algorithm");
+    public static final Param COLLNET_ENABLE = integer("NCCL_COLLNET_ENABLE", "0", "1 = allow the CollNet algorithm",
+            NO_COLLNET);
     /** CollNet node floor. */
     public static final Param COLLNET_NODE_THRESHOLD = integer("NCCL_COLLNET_NODE_THRESHOLD", "2",
-            "fewest nodes for which CollNet is used");
+            "fewest nodes for which CollNet is used", NO_COLLNET);
     /** Algorithms. */
     public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet list; ^ excludes");
     /** Protocols. */
     public static final Param PROTO = str("NCCL_PROTO", null, "protocols allowed: LL, LL128, Simple list; ^ excludes");
     /** Threads per block. */
-    public static final Param NTHREADS = integer("NCCL_NTHREADS", "-2", "threads per channel for Simple and LL (-2 = auto)");
+    public static final Param NTHREADS = integer("NCCL_NTHREADS", "-2",
+            "threads per channel for Simple and LL (-2 = auto); " + THREADS_ON_HOST);
     /** LL128 threads. */
-    public static final Param LL128_NTHREADS = integer("NCCL_LL128_NTHREADS", "-2", "threads per channel for LL128 (-2 = auto)");
+    public static final Param LL128_NTHREADS = integer("NCCL_LL128_NTHREADS", "-2",
+            "threads per channel for LL128 (-2 = auto); " + THREADS_ON_HOST);
     /** Thread thresholds. */
     public static final Param THREAD_THRESHOLDS = str("NCCL_THREAD_THRESHOLDS", null,
             "bytes per thread below which fewer threads run: Tree LL LL128 Simple Ring LL LL128 Simple");
@@ -156,11 +168,15 @@ public final class Params {
     }
 
     private static Param str(String name, String def, String meaning) {
-        return register(new Param(name, Param.Kind.STRING, def, meaning));
+        return register(new Param(name, Param.Kind.STRING, def, meaning, null));
     }
 
     private static Param integer(String name, String def, String meaning) {
-        return register(new Param(name, Param.Kind.INT, def, meaning));
+        return integer(name, def, meaning, null);
+    }
+
+    private static Param integer(String name, String def, String meaning, String hostNote) {
+        return register(new Param(name, Param.Kind.INT, def, meaning, hostNote));
     }
 
     private static synchronized Param register(Param p) {

@@ -44,14 +44,16 @@ public final class TuningProfile {
             235.0f, NO_CAP);
 
     /**
-     * Host ranks (the host backend), measured with {@code nccl4j perf --op allreduce} on a
-     * 2-core VM, 2 ranks, one channel, each algorithm/protocol forced through
-     * {@code NCCL_ALGO}/{@code NCCL_PROTO} (README, "Topology, algorithms and tuning"):
-     * base latency = one rank's call (1.0 µs); latency per step = (2-rank 8-byte time - base) / 2
-     * steps (after 10^5 JIT warm-up calls: Ring LL 3.05, LL128 3.1, Simple 3.4, Tree LL 3.6,
-     * LL128 3.2, Simple 3.4 µs); NET per step from 2 network-namespace hosts over the Socket net
-     * (8 bytes ~800 µs); bandwidth caps = measured bus bandwidth at 64 MiB (Simple 4.3 GB/s, LL
-     * 0.69, LL128 1.5 on one node; across nodes Simple 0.4, LL 0.06). Trees get no correction.
+     * Host ranks (the host backend): nccl4j's own figures, measured with {@code nccl4j perf --op
+     * allreduce} on the host backend, every algorithm/protocol pair forced in turn through
+     * {@code NCCL_ALGO}/{@code NCCL_PROTO}: base latency = one rank's 8-byte call; latency per
+     * step = (2-rank 8-byte time - base) / 2 steps, the NVLink row as the PCI one (host ranks
+     * have none) and CollNet as Tree; NET per step likewise between two network-namespace hosts
+     * over the Socket net; bus bandwidth caps = Ring/Simple's bus bandwidth at 64 MiB, LL caps =
+     * Ring/LL's, the LL128 cap per channel = Ring/LL128's; tree caps per channel are twice the
+     * bus caps, so that those bind. Trees get no correction. The README's "Host tuning tables"
+     * lists the values (a test checks them against this profile); {@code
+     * scripts/measure-host-tuning} measures them again, on an idle machine.
      */
     public static final TuningProfile HOST = new TuningProfile(
             "host",

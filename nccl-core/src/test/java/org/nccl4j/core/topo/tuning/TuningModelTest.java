@@ -97,6 +97,24 @@ class TuningModelTest {
         assertEquals(512 + 4 * 32, info.nThreads());
     }
 
+    /** NCCL_NTHREADS and NCCL_LL128_NTHREADS reach the call: fewer threads per channel, more channels for a call. */
+    @Test
+    void threadCountsSetHowManyChannelsACallUses() {
+        Config simple = config("NCCL_ALGO", "Ring", "NCCL_PROTO", "Simple");
+        // 128 KiB over 512 threads x 64 B (Simple's thread threshold): 4 channels; over 64 threads: all 16.
+        AlgoInfo auto = AlgoSelector.select(dgxa100x2(0, 0, simple), CollFunc.ALL_REDUCE, 128 << 10, 0, 1, 0);
+        assertEquals(List.of(4, 512 + 32), List.of(auto.nChannels(), auto.nThreads()));
+        Config few = config("NCCL_ALGO", "Ring", "NCCL_PROTO", "Simple", "NCCL_NTHREADS", "64");
+        AlgoInfo set = AlgoSelector.select(dgxa100x2(0, 0, few), CollFunc.ALL_REDUCE, 128 << 10, 0, 1, 0);
+        assertEquals(List.of(16, 64 + 32), List.of(set.nChannels(), set.nThreads()));
+
+        // 20 KiB over 640 LL128 threads x 8 B: 4 channels; over 160 threads: all 16.
+        Config ll128 = config("NCCL_ALGO", "Ring", "NCCL_PROTO", "LL128");
+        assertEquals(4, AlgoSelector.select(dgxa100x2(0, 0, ll128), CollFunc.ALL_REDUCE, 20 << 10, 0, 1, 0).nChannels());
+        Config ll128Few = config("NCCL_ALGO", "Ring", "NCCL_PROTO", "LL128", "NCCL_LL128_NTHREADS", "160");
+        assertEquals(16, AlgoSelector.select(dgxa100x2(0, 0, ll128Few), CollFunc.ALL_REDUCE, 20 << 10, 0, 1, 0).nChannels());
+    }
+
     @Test
     void collNetShrinksChannelsStepwise() {
         Config config = config("NCCL_ALGO", "CollNet");
