@@ -1,5 +1,6 @@
 package org.nccl4j.core.net;
 
+import java.util.Map;
 import org.nccl4j.core.debug.DebugLog;
 import org.nccl4j.core.debug.Level;
 import org.nccl4j.core.debug.Log;
@@ -15,6 +16,7 @@ import org.nccl4j.net.spi.NetLogger;
 final class CoreNetContext implements NetContext {
     private final Config config;
     private final NetLogger logger;
+    private final Map<String, java.util.Optional<String>> reads = new java.util.concurrent.ConcurrentHashMap<>();
 
     CoreNetContext(Config config) {
         this.config = config;
@@ -44,6 +46,20 @@ final class CoreNetContext implements NetContext {
 
     @Override
     public String param(String ncclName) {
+        String v = value(config, ncclName);
+        reads.put(ncclName, java.util.Optional.ofNullable(v));
+        return v;
+    }
+
+    /** @return every parameter read through {@link #param} so far, with the value it had ({@code null}: unset) */
+    Map<String, String> reads() {
+        Map<String, String> m = new java.util.TreeMap<>();
+        reads.forEach((k, v) -> m.put(k, v.orElse(null)));
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    /** @return what {@link #param} gives for {@code ncclName} under {@code config} */
+    static String value(Config config, String ncclName) {
         Param p = Params.find(ncclName);
         if (p != null) {
             return config.string(p);

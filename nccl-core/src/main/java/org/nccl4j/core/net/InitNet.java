@@ -20,10 +20,24 @@ import org.nccl4j.net.spi.NetProvider;
  * NCCL 2.10's {@code initNet}: candidates are the {@link NetProvider}s found by
  * {@link ServiceLoader} in priority order (native plugin, IB, Socket); {@code NCCL_NET} keeps
  * only the one of that name; the first whose {@code init} succeeds and whose {@code devices()} is
- * at least 1 wins. Done once per process for each value of {@code NCCL_NET}.
+ * at least 1 wins.
+ *
+ * <p>Done once per process for each {@code NCCL_NET} value and each set of the settings the chosen
+ * net read while it initialised ({@code NCCL_SOCKET_IFNAME}, {@code NCCL_IB_HCA}, a plugin's own
+ * parameters…): a communicator whose {@code CommConfig} gives one of them another value gets a net
+ * of its own, initialised with its settings, instead of silently sharing the first one. A native
+ * plugin reading its environment itself sees the process's environment only.
  */
 public final class InitNet {
-    private static final Map<String, NetSelection> SELECTED = new ConcurrentHashMap<>();
+    /** NCCL_NET value → the nets initialised for it, each with the settings it read. */
+    private static final Map<String, List<Initialised>> SELECTED = new ConcurrentHashMap<>();
+
+    private record Initialised(NetSelection selection, Map<String, String> settings) {
+        boolean matches(Config config) {
+            return settings.entrySet().stream().allMatch(
+                    e -> java.util.Objects.equals(e.getValue(), CoreNetContext.value(config, e.getKey())));
+        }
+    }
 
     private InitNet() {
     }
@@ -38,17 +52,26 @@ public final class InitNet {
 
     /**
      * @param config parameters ({@code NCCL_NET} and whatever the plugins read)
-     * @return the process's network for that {@code NCCL_NET} value
+     * @return the process's network for that {@code NCCL_NET} value and these net settings
      * @throws NcclException with {@link Result#INVALID_USAGE} if no candidate is usable
      */
     public static NetSelection select(Config config) {
         String wanted = config.string(Params.NET);
-        NetSelection s = SELECTED.get(key(wanted));
-        if (s != null) {
-            return s;
-        }
         synchronized (InitNet.class) {
-            return SELECTED.computeIfAbsent(key(wanted), k -> choose(config, wanted, providers()));
+            List<Initialised> nets = SELECTED.computeIfAbsent(key(wanted), k -> new ArrayList<>());
+            for (Initialised i : nets) {
+                if (i.matches(config)) {
+                    return i.selection();
+                }
+            }
+            CoreNetContext context = new CoreNetContext(config);
+            NetSelection s = choose(context, wanted, providers());
+            if (!nets.isEmpty()) {
+                Log.info(Subsys.INIT | Subsys.NET, "NET : settings %s differ from those of the net already in use %s: "
+                        + "initialised another %s", context.reads(), nets.get(0).settings(), s.net().name());
+            }
+            nets.add(new Initialised(s, context.reads()));
+            return s;
         }
     }
 
@@ -80,10 +103,13 @@ public final class InitNet {
      * @throws NcclException with {@link Result#INVALID_USAGE} if no candidate is usable
      */
     public static NetSelection choose(Config config, String wanted, List<NetProvider> providers) {
+        return choose(new CoreNetContext(config), wanted, providers);
+    }
+
+    private static NetSelection choose(CoreNetContext context, String wanted, List<NetProvider> providers) {
         List<NetCandidate> candidates = new ArrayList<>();
         Net chosen = null;
         int devices = 0;
-        CoreNetContext context = new CoreNetContext(config);
         for (NetProvider p : providers) {
             if (wanted != null && !wanted.equals(p.name())) {
                 String detail = detail(p);
