@@ -162,6 +162,17 @@ public final class Nccl {
     }
 
     /**
+     * Starts a group as a try-with-resources scope: {@code try (Group g = Nccl.group()) { ... }}
+     * ends it when the block ends, also when the block throws.
+     *
+     * @return the open group; closing it is {@link #groupEnd()}
+     */
+    public static Group group() {
+        groupStart();
+        return new Group();
+    }
+
+    /**
      * @param result a result code
      * @return NCCL's text for it ({@code ncclGetErrorString})
      */

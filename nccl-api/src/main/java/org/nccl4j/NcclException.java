@@ -10,7 +10,8 @@ import java.util.Objects;
  * {@link NcclInternalException} (a broken invariant), {@link NcclRemoteException} (a peer failed)
  * and {@link NcclTimeoutException} (a deadline passed). {@link #of} picks the right one.
  */
-public class NcclException extends RuntimeException {
+public abstract sealed class NcclException extends RuntimeException
+        permits NcclUsageException, NcclSystemException, NcclInternalException, NcclRemoteException, NcclTimeoutException {
     private static final long serialVersionUID = 1L;
 
     private final Result result;
@@ -59,14 +60,16 @@ public class NcclException extends RuntimeException {
      * @param hint what to try, or {@code null}
      * @param cause the underlying failure, or {@code null}
      * @return the exception, not thrown
+     * @throws IllegalArgumentException for {@link Result#SUCCESS}, which is no failure
      */
     public static NcclException of(Result result, String detail, String hint, Throwable cause) {
         return switch (result) {
+            case SUCCESS -> throw new IllegalArgumentException("SUCCESS is not a failure: " + detail);
             case INVALID_ARGUMENT, INVALID_USAGE -> new NcclUsageException(result, detail, hint, cause);
             case SYSTEM_ERROR, UNHANDLED_DEVICE_ERROR -> new NcclSystemException(result, detail, hint, cause);
             case REMOTE_ERROR -> new NcclRemoteException(detail, hint, cause);
             case TIMEOUT -> new NcclTimeoutException(detail, hint, cause);
-            case INTERNAL_ERROR, IN_PROGRESS, SUCCESS -> new NcclInternalException(result, detail, hint, cause);
+            case INTERNAL_ERROR, IN_PROGRESS -> new NcclInternalException(result, detail, hint, cause);
         };
     }
 

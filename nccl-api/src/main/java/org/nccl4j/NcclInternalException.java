@@ -1,7 +1,7 @@
 package org.nccl4j;
 
 /** A broken invariant inside nccl4j or a protocol mismatch between ranks ({@link Result#INTERNAL_ERROR}). */
-public class NcclInternalException extends NcclException {
+public final class NcclInternalException extends NcclException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -12,7 +12,7 @@ public class NcclInternalException extends NcclException {
      * @param hint see {@link NcclException#of}
      * @param cause see {@link NcclException#of}
      */
-    protected NcclInternalException(Result result, String detail, String hint, Throwable cause) {
+    NcclInternalException(Result result, String detail, String hint, Throwable cause) {
         super(result, detail, hint, cause);
     }
 }

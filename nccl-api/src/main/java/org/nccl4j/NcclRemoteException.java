@@ -1,7 +1,7 @@
 package org.nccl4j;
 
 /** A peer process exited or the network between ranks failed ({@link Result#REMOTE_ERROR}). The communicator is unusable: abort it and build a new one. */
-public class NcclRemoteException extends NcclException {
+public final class NcclRemoteException extends NcclException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -11,7 +11,7 @@ public class NcclRemoteException extends NcclException {
      * @param hint see {@link NcclException#of}
      * @param cause see {@link NcclException#of}
      */
-    protected NcclRemoteException(String detail, String hint, Throwable cause) {
+    NcclRemoteException(String detail, String hint, Throwable cause) {
         super(Result.REMOTE_ERROR, detail, hint, cause);
     }
 }

@@ -1,7 +1,7 @@
 package org.nccl4j;
 
 /** The operating system, the network or a device failed ({@link Result#SYSTEM_ERROR}, {@link Result#UNHANDLED_DEVICE_ERROR}). */
-public class NcclSystemException extends NcclException {
+public final class NcclSystemException extends NcclException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -12,7 +12,7 @@ public class NcclSystemException extends NcclException {
      * @param hint see {@link NcclException#of}
      * @param cause see {@link NcclException#of}
      */
-    protected NcclSystemException(Result result, String detail, String hint, Throwable cause) {
+    NcclSystemException(Result result, String detail, String hint, Throwable cause) {
         super(result, detail, hint, cause);
     }
 }

@@ -1,7 +1,7 @@
 package org.nccl4j;
 
 /** A deadline passed before the operation completed ({@link Result#TIMEOUT}). The communicator is unusable: abort it and build a new one. */
-public class NcclTimeoutException extends NcclException {
+public final class NcclTimeoutException extends NcclException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -11,7 +11,7 @@ public class NcclTimeoutException extends NcclException {
      * @param hint see {@link NcclException#of}
      * @param cause see {@link NcclException#of}
      */
-    protected NcclTimeoutException(String detail, String hint, Throwable cause) {
+    NcclTimeoutException(String detail, String hint, Throwable cause) {
         super(Result.TIMEOUT, detail, hint, cause);
     }
 }

@@ -1,7 +1,7 @@
 package org.nccl4j;
 
 /** The caller's mistake: an invalid argument ({@link Result#INVALID_ARGUMENT}) or invalid usage ({@link Result#INVALID_USAGE}). Retrying the same call fails again. */
-public class NcclUsageException extends NcclException {
+public final class NcclUsageException extends NcclException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -12,7 +12,7 @@ public class NcclUsageException extends NcclException {
      * @param hint see {@link NcclException#of}
      * @param cause see {@link NcclException#of}
      */
-    protected NcclUsageException(Result result, String detail, String hint, Throwable cause) {
+    NcclUsageException(Result result, String detail, String hint, Throwable cause) {
         super(result, detail, hint, cause);
     }
 }

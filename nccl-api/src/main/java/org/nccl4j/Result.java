@@ -1,6 +1,11 @@
 package org.nccl4j;
 
-/** NCCL's result codes ({@code ncclResult_t}), with NCCL's numeric values. */
+/**
+ * NCCL's result codes ({@code ncclResult_t}). Values 0-5 are NCCL 2.10's; {@link #REMOTE_ERROR} (6)
+ * and {@link #IN_PROGRESS} (7) are the values later NCCL releases gave them; {@link #TIMEOUT} (8)
+ * is nccl4j's own (NCCL has no timeout result: 8 is its {@code ncclNumResults}), since every wait
+ * here has a deadline.
+ */
 public enum Result {
     /** The call succeeded. */
     SUCCESS(0, "no error"),
@@ -14,11 +19,11 @@ public enum Result {
     INVALID_ARGUMENT(4, "invalid argument (run with NCCL_DEBUG=WARN for details)"),
     /** The API was used in a way it does not allow. */
     INVALID_USAGE(5, "invalid usage (run with NCCL_DEBUG=WARN for details)"),
-    /** A remote process exited or the network failed. */
+    /** A remote process exited or the network failed ({@code ncclRemoteError}, NCCL 2.12+). */
     REMOTE_ERROR(6, "remote process exited or there was a network error"),
-    /** A non-blocking operation has not completed yet. */
+    /** A non-blocking operation has not completed yet ({@code ncclInProgress}, NCCL 2.14+). */
     IN_PROGRESS(7, "NCCL operation in progress"),
-    /** A deadline passed. */
+    /** A deadline passed. nccl4j's own code: NCCL has none. */
     TIMEOUT(8, "timeout");
 
     private final int code;
@@ -42,7 +47,7 @@ public enum Result {
     /**
      * @param code a numeric {@code ncclResult_t}
      * @return the result with that value
-     * @throws IllegalArgumentException if no result has that value
+     * @throws NcclException with {@link #INVALID_ARGUMENT} if no result has that value
      */
     public static Result of(int code) {
         for (Result r : values()) {
@@ -50,6 +55,7 @@ public enum Result {
                 return r;
             }
         }
-        throw new IllegalArgumentException("unknown result code " + code);
+        throw NcclException.of(INVALID_ARGUMENT, "invalid result code " + code,
+                "use one of " + java.util.Arrays.toString(values()));
     }
 }

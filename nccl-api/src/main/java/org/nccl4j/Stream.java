@@ -2,8 +2,12 @@ package org.nccl4j;
 
 /**
  * An ordered queue of operations, as a CUDA stream: operations enqueued on one stream run one
- * after another in enqueue order; operations on different streams may overlap. Collectives return
- * at once; {@link #synchronize()} waits for everything enqueued so far.
+ * after another in enqueue order. Collectives return at once; {@link #synchronize()} waits for
+ * everything enqueued so far.
+ *
+ * <p>On the host backend a communicator runs one operation at a time whatever the stream (its
+ * channels carry one operation, as NCCL's do), so streams of one communicator only order the
+ * caller's work; streams of different communicators do run at the same time.
  *
  * <p>Create streams with {@link Communicator#createStream()}; each communicator also has a
  * {@link Communicator#defaultStream() default stream} that the blocking conveniences use.

@@ -232,7 +232,7 @@ final class Wire {
                 Result result;
                 try {
                     result = Result.of(code);
-                } catch (IllegalArgumentException e) {
+                } catch (org.nccl4j.NcclException e) {
                     result = Result.INTERNAL_ERROR;
                 }
                 byte[] d = new byte[checkLen(b.getInt(), b)];

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
+import org.nccl4j.Group;
 import org.nccl4j.Nccl;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -58,10 +59,11 @@ class GroupErrorTest {
 
         MemorySegment send = filled(arena, 200 + r);
         MemorySegment recv = filled(arena, SENTINEL);
-        Nccl.groupStart();
-        c.send(send, COUNT, DataType.INT32, peer, c.defaultStream());
-        Completion fresh = c.recv(recv, COUNT, DataType.INT32, peer, c.defaultStream());
-        Nccl.groupEnd();
+        Completion fresh;
+        try (Group g = Nccl.group()) { // the same group as a try-with-resources scope
+            c.send(send, COUNT, DataType.INT32, peer, c.defaultStream());
+            fresh = c.recv(recv, COUNT, DataType.INT32, peer, c.defaultStream());
+        }
         fresh.await();
         for (int i = 0; i < COUNT; i++) {
             assertEquals(200 + peer, recv.getAtIndex(ValueLayout.JAVA_INT, i), "rank " + r + " element " + i);
