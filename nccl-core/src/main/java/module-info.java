@@ -5,8 +5,9 @@
 module org.nccl4j.core {
     requires transitive org.nccl4j.api;
     requires transitive org.nccl4j.net.spi;
-    // The host backend's reduction kernels (org.nccl4j.core.reduce) use the Vector API.
-    requires jdk.incubator.vector;
+    // The host backend's reduction kernels (org.nccl4j.core.reduce) use the Vector API where the
+    // JVM has it (--add-modules jdk.incubator.vector); without it Reducers runs the plain loops.
+    requires static jdk.incubator.vector;
 
     exports org.nccl4j.core;
     exports org.nccl4j.core.bootstrap;
