@@ -2,10 +2,13 @@ package org.nccl4j.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import org.nccl4j.CommConfig;
@@ -78,9 +81,14 @@ public final class CoreRuntime implements NcclRuntime {
         });
         // The deadline inside init fires first with a precise message; this one is the backstop.
         CompletableFuture<Void> backstop = new CompletableFuture<Void>().orTimeout(ms + 1000, TimeUnit.MILLISECONDS);
-        backstop.whenComplete((v, e) -> future.completeExceptionally(NcclException.of(Result.TIMEOUT,
-                "init of rank " + rank + " did not complete within " + ms + " ms",
-                "check that every rank started and can reach the root; raise NCCL4J_INIT_TIMEOUT_MS", e)));
+        backstop.exceptionally(e -> {
+            if (e instanceof TimeoutException) {
+                future.completeExceptionally(NcclException.of(Result.TIMEOUT, "init of rank " + rank
+                        + " did not complete within " + ms + " ms",
+                        "check that every rank started and can reach the root; raise NCCL4J_INIT_TIMEOUT_MS", e));
+            }
+            return null;
+        });
         future.whenComplete((c, e) -> {
             backstop.cancel(false);
             if (e != null) {
@@ -113,7 +121,7 @@ public final class CoreRuntime implements NcclRuntime {
         CommInit.RootedId rooted = CommInit.newRootedId(Config.global());
         UniqueId id = rooted.id();
         // Written here, read by completion callbacks on init threads.
-        List<CompletableFuture<Communicator>> futures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<CompletableFuture<Communicator>> futures = new CopyOnWriteArrayList<>();
         List<Thread> threads = new ArrayList<>();
         AtomicReference<Throwable> first = new AtomicReference<>();
         for (int r = 0; r < nranks && first.get() == null; r++) {
@@ -147,15 +155,15 @@ public final class CoreRuntime implements NcclRuntime {
             rooted.root().close(); // the ranks that were to check in are gone
         }
         // A cancelled init releases what it built on its own thread: let it finish first.
-        threads.stream().filter(java.util.Objects::nonNull).forEach(t -> Threads.join(t, CANCEL_RELEASE_MILLIS));
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        if (cause instanceof NcclException n) {
+        threads.stream().filter(Objects::nonNull).forEach(t -> Threads.join(t, CANCEL_RELEASE_MILLIS));
+        // The futures are the inits themselves, so failure is what the init threw, not a wrapper.
+        if (failure instanceof NcclException n) {
             throw NcclException.of(n.result(), "commInitAll: " + n.detail(), n.hint(), n);
         }
-        if (cause instanceof Error err) {
+        if (failure instanceof Error err) {
             throw err;
         }
-        throw NcclException.of(Result.INTERNAL_ERROR, "commInitAll failed: " + cause, null, cause);
+        throw NcclException.of(Result.INTERNAL_ERROR, "commInitAll failed: " + failure, null, failure);
     }
 
     @Override

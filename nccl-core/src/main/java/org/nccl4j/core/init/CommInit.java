@@ -212,8 +212,13 @@ public final class CommInit {
         Proxy p = proxy.get();
         boolean stopped = p == null || p.stop();
         stopped &= engine == null || engine.stop();
-        if (arena != null && stopped) {
+        if (arena == null) {
+            return;
+        }
+        if (stopped) {
             arena.close();
+        } else {
+            Log.warn("failed init: threads still running; its connection memory is kept");
         }
     }
 

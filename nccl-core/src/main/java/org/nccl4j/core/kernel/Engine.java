@@ -249,7 +249,7 @@ public final class Engine implements AutoCloseable {
         }
         // The first channel to fail is the cause: it is recorded before the abort it triggers,
         // so the other channels' "aborted" failures never win.
-        AtomicReference<RuntimeException> first = new AtomicReference<>();
+        AtomicReference<Throwable> first = new AtomicReference<>();
         List<CompletableFuture<Void>> others = new ArrayList<>();
         for (int c = 1; c < nc; c++) {
             int bid = c;
@@ -269,17 +269,17 @@ public final class Engine implements AutoCloseable {
                 }
             }
         }
-        if (first.get() != null) {
-            throw first.get();
+        if (first.get() instanceof RuntimeException e) {
+            throw e;
         }
     }
 
     /** Runs one channel; a failure is recorded as the communicator's, which aborts the other channels and streams. */
-    private void runChannelOrFail(CollOp op, int bid, int nc, AtomicReference<RuntimeException> first) {
+    private void runChannelOrFail(CollOp op, int bid, int nc, AtomicReference<Throwable> first) {
         try {
             runChannel(op, bid, nc);
         } catch (RuntimeException | Error e) {
-            if (first.compareAndSet(null, e instanceof RuntimeException r ? r : new IllegalStateException(e))) {
+            if (first.compareAndSet(null, e)) {
                 NcclException n = e instanceof NcclException x ? x
                         : NcclException.of(Result.INTERNAL_ERROR, "channel " + bid + " failed: " + e, null, e);
                 failure.fail("rank " + ctx.rank() + " channel " + bid, n);

@@ -16,7 +16,8 @@ import org.nccl4j.net.spi.NetLogger;
 final class CoreNetContext implements NetContext {
     private final Config config;
     private final NetLogger logger;
-    private final Map<String, java.util.Optional<String>> reads = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Parameter → value it had when read ({@code null}: unset); a TreeMap because values may be null. */
+    private final Map<String, String> reads = java.util.Collections.synchronizedMap(new java.util.TreeMap<>());
 
     CoreNetContext(Config config) {
         this.config = config;
@@ -47,15 +48,15 @@ final class CoreNetContext implements NetContext {
     @Override
     public String param(String ncclName) {
         String v = value(config, ncclName);
-        reads.put(ncclName, java.util.Optional.ofNullable(v));
+        reads.put(ncclName, v);
         return v;
     }
 
     /** @return every parameter read through {@link #param} so far, with the value it had ({@code null}: unset) */
     Map<String, String> reads() {
-        Map<String, String> m = new java.util.TreeMap<>();
-        reads.forEach((k, v) -> m.put(k, v.orElse(null)));
-        return java.util.Collections.unmodifiableMap(m);
+        synchronized (reads) {
+            return java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(reads));
+        }
     }
 
     /** @return what {@link #param} gives for {@code ncclName} under {@code config} */

@@ -45,10 +45,6 @@ public final class HostCompletion implements Completion {
     public void await() {
         // Its launch is among those submitted so far: the stream finishing them all completes it.
         while (!await(Duration.ofMillis(100))) {
-            NcclException dead = stream.deathError();
-            if (dead != null && !future.isDone()) {
-                throw dead; // the launch that would complete it can no longer run
-            }
             if (!stream.awaitFinished(stream.submittedCount(), 0) && !future.isDone()) {
                 throw stream.stalled();
             }

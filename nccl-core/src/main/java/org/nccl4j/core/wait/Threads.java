@@ -10,7 +10,8 @@ public final class Threads {
     /**
      * @param t      the thread
      * @param millis the bound
-     * @return whether the thread has ended; if not, a WARN names it and where it is
+     * @return whether the thread has ended; if not, a WARN names it and where it is (the caller
+     *     says what it keeps because of it)
      */
     public static boolean join(Thread t, long millis) {
         try {
@@ -22,7 +23,7 @@ public final class Threads {
             return true;
         }
         StackTraceElement[] stack = t.getStackTrace();
-        Log.warn("thread %s still running after %d ms%s; its memory is not freed", t.getName(), millis,
+        Log.warn("thread %s still running after %d ms%s", t.getName(), millis,
                 stack.length == 0 ? "" : " (at " + stack[0] + ")");
         return false;
     }
