@@ -34,7 +34,7 @@ class InitFaultTest {
     @Test
     void missingRankIsNamedByEveryoneWithinTheDeadline() {
         long t0 = System.nanoTime();
-        LocalLauncher.Outcome out = Ranks.run(Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "4000"), 3, 4,
+        LocalLauncher.Outcome out = Ranks.run(Ranks.launcher("hello").env("NCCL4J_INIT_TIMEOUT_MS", "8000"), 3, 4,
                 Nccl.getUniqueId().toString(), Duration.ofSeconds(60));
         long took = (System.nanoTime() - t0) / 1_000_000;
         String all = Ranks.all(out);
