@@ -1,6 +1,6 @@
 /**
- * nccl4j's engine: parameters, debug log, bootstrap, initNet, communicator init, device backends
- * and the local launcher.
+ * nccl4j's engine: parameters, debug log, bootstrap, initNet, topology, communicator init, the
+ * host engine, device backends and the local launcher.
  */
 module org.nccl4j.core {
     requires transitive org.nccl4j.api;
@@ -9,32 +9,11 @@ module org.nccl4j.core {
     // JVM has it (--add-modules jdk.incubator.vector); without it Reducers runs the plain loops.
     requires static jdk.incubator.vector;
 
-    exports org.nccl4j.core;
-    exports org.nccl4j.core.bootstrap;
-    exports org.nccl4j.core.comm;
-    exports org.nccl4j.core.debug;
+    // Applications need only org.nccl4j.api (Nccl finds this engine through ServiceLoader). A
+    // device backend module implements the device SPI, whose signatures use param.Config. The
+    // rest is the engine's own; the examples CLI and the benchmarks reach it on the class path.
     exports org.nccl4j.core.device;
-    exports org.nccl4j.core.diag;
-    exports org.nccl4j.core.host;
-    exports org.nccl4j.core.init;
-    exports org.nccl4j.core.launch;
-    exports org.nccl4j.core.net;
     exports org.nccl4j.core.param;
-    exports org.nccl4j.core.enqueue;
-    exports org.nccl4j.core.kernel;
-    exports org.nccl4j.core.proxy;
-    exports org.nccl4j.core.reduce;
-    exports org.nccl4j.core.stream;
-    exports org.nccl4j.core.topo.detection;
-    exports org.nccl4j.core.topo.xml;
-    exports org.nccl4j.core.topo.system;
-    exports org.nccl4j.core.topo.paths;
-    exports org.nccl4j.core.topo.search;
-    exports org.nccl4j.core.topo.sim;
-    exports org.nccl4j.core.topo.connect;
-    exports org.nccl4j.core.topo.tuning;
-    exports org.nccl4j.core.transport;
-    exports org.nccl4j.core.wait;
 
     uses org.nccl4j.net.spi.NetProvider;
     uses org.nccl4j.core.device.DeviceBackendProvider;

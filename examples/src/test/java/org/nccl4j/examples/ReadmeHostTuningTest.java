@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.topo.tuning.TuningProfile;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * The README's "Host tuning tables" give the constants of {@link TuningProfile#HOST}: each row's

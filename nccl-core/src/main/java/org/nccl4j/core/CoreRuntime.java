@@ -25,6 +25,7 @@ import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Threads;
 import org.nccl4j.spi.NcclRuntime;
+import org.nccl4j.core.version.Nccl4jVersion;
 
 /** nccl-core's implementation of {@link org.nccl4j.Nccl}. */
 public final class CoreRuntime implements NcclRuntime {

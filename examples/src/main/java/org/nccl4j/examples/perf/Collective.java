@@ -7,7 +7,7 @@ import org.nccl4j.Completion;
 import org.nccl4j.Nccl;
 import org.nccl4j.RedOp;
 import org.nccl4j.Stream;
-import org.nccl4j.core.enqueue.CollOp;
+import org.nccl4j.core.op.CollOp;
 
 /**
  * The collectives {@code nccl4j perf} measures, each with nccl-tests' buffer sizes and bandwidth

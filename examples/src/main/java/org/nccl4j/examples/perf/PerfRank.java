@@ -14,7 +14,7 @@ import org.nccl4j.Device;
 import org.nccl4j.RedOp;
 import org.nccl4j.Stream;
 import org.nccl4j.core.comm.CoreCommunicator;
-import org.nccl4j.core.enqueue.CollOp;
+import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.host.HostIdentity;
 
 /**

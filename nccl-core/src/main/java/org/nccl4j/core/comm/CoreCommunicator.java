@@ -18,13 +18,14 @@ import org.nccl4j.Stream;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
-import org.nccl4j.core.enqueue.CollOp;
+import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.enqueue.Enqueue;
+import org.nccl4j.core.enqueue.EnqueueTarget;
 import org.nccl4j.core.kernel.Engine;
 import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.stream.HostStream;
-import org.nccl4j.core.init.PeerInfo;
-import org.nccl4j.core.init.RankLayout;
+import org.nccl4j.core.peer.PeerInfo;
+import org.nccl4j.core.peer.RankLayout;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
@@ -34,7 +35,7 @@ import org.nccl4j.core.wait.CommFailure;
  * nccl-core's communicator ({@code struct ncclComm}): what init established, the bootstrap it
  * keeps for later exchanges, the abort flag every wait observes, and the first asynchronous error.
  */
-public final class CoreCommunicator implements Communicator {
+public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final int rank;
     private final int nranks;
     private final Device device;
@@ -142,6 +143,7 @@ public final class CoreCommunicator implements Communicator {
      * @param where who failed, for the log
      * @param e     the failure
      */
+    @Override
     public void fail(String where, NcclException e) {
         failure.fail(where, e);
     }
@@ -177,11 +179,13 @@ public final class CoreCommunicator implements Communicator {
     }
 
     /** @return this rank, readable after close (for messages) */
+    @Override
     public int rank() {
         return rank;
     }
 
     /** @return the engine that runs this communicator's operations */
+    @Override
     public Engine engine() {
         return engine;
     }
@@ -189,6 +193,7 @@ public final class CoreCommunicator implements Communicator {
     /**
      * @throws NcclException if the communicator was destroyed, aborted, or hit an async error
      */
+    @Override
     public void checkUsable() {
         checkOpen();
         abortFlag.check("enqueue on rank " + rank);

@@ -3,7 +3,7 @@ package org.nccl4j.core.diag;
 import java.util.ArrayList;
 import java.util.List;
 import org.nccl4j.NcclException;
-import org.nccl4j.core.Nccl4jVersion;
+import org.nccl4j.core.version.Nccl4jVersion;
 import org.nccl4j.core.device.DeviceBackendProvider;
 import org.nccl4j.core.device.DeviceBackends;
 import org.nccl4j.core.device.HostBackend;

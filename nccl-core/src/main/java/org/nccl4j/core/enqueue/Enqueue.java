@@ -11,11 +11,12 @@ import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
-import org.nccl4j.core.comm.CoreCommunicator;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.stream.HostCompletion;
 import org.nccl4j.core.stream.HostStream;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.op.P2pOp;
 
 /**
  * {@code ncclEnqueueCheck} and {@code ncclGroupStart/End}: checks every argument, then either
@@ -78,7 +79,7 @@ public final class Enqueue {
             ops.forEach(p -> p.completion().fail(error));
             throw error;
         }
-        Map<CoreCommunicator, List<Pending>> byComm = new LinkedHashMap<>();
+        Map<EnqueueTarget, List<Pending>> byComm = new LinkedHashMap<>();
         for (Pending p : ops) {
             byComm.computeIfAbsent(p.comm(), c -> new ArrayList<>()).add(p);
         }
@@ -97,7 +98,7 @@ public final class Enqueue {
         byComm.forEach(Enqueue::launch);
     }
 
-    private static void launch(CoreCommunicator comm, List<Pending> batch) {
+    private static void launch(EnqueueTarget comm, List<Pending> batch) {
         List<CollOp> colls = new ArrayList<>();
         List<P2pOp> p2ps = new ArrayList<>();
         for (Pending p : batch) {
@@ -128,7 +129,7 @@ public final class Enqueue {
      * A failed launch: an argument the launch itself refused leaves the communicator usable;
      * anything else (a peer, the network, a timeout, a bug) fails it, which aborts its waits.
      */
-    private static void failed(CoreCommunicator comm, HostStream stream, List<Pending> batch, NcclException e) {
+    private static void failed(EnqueueTarget comm, HostStream stream, List<Pending> batch, NcclException e) {
         if (e.result() != Result.INVALID_ARGUMENT) {
             comm.fail("rank " + comm.rank() + " launch on " + stream, e);
         } else {
@@ -154,7 +155,7 @@ public final class Enqueue {
         return NcclException.of(Result.INVALID_ARGUMENT, what, hint);
     }
 
-    private static HostStream stream(CoreCommunicator comm, Stream s) {
+    private static HostStream stream(EnqueueTarget comm, Stream s) {
         if (s == null) {
             throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
         }
@@ -197,7 +198,7 @@ public final class Enqueue {
         }
     }
 
-    private static void root(CoreCommunicator comm, int root) {
+    private static void root(EnqueueTarget comm, int root) {
         if (root < 0 || root >= comm.count()) {
             throw bad("invalid root " + root + " (nranks " + comm.count() + ")", "root must be between 0 and nranks-1");
         }
@@ -211,11 +212,11 @@ public final class Enqueue {
      * @param stream the stream
      * @return its completion
      */
-    public static Completion collective(CoreCommunicator comm, CollOp op, Stream stream) {
+    public static Completion collective(EnqueueTarget comm, CollOp op, Stream stream) {
         return recorded(() -> checkedCollective(comm, op, stream));
     }
 
-    private static Completion checkedCollective(CoreCommunicator comm, CollOp op, Stream stream) {
+    private static Completion checkedCollective(EnqueueTarget comm, CollOp op, Stream stream) {
         HostStream s = stream(comm, stream);
         int n = comm.count();
         boolean reduces = op.func() != CollOp.Func.BROADCAST && op.func() != CollOp.Func.ALL_GATHER;
@@ -273,12 +274,12 @@ public final class Enqueue {
      * @param stream the stream
      * @return its completion
      */
-    public static Completion p2p(CoreCommunicator comm, boolean send, MemorySegment buf, long count, DataType type,
+    public static Completion p2p(EnqueueTarget comm, boolean send, MemorySegment buf, long count, DataType type,
                                  int peer, Stream stream) {
         return recorded(() -> checkedP2p(comm, send, buf, count, type, peer, stream));
     }
 
-    private static Completion checkedP2p(CoreCommunicator comm, boolean send, MemorySegment buf, long count,
+    private static Completion checkedP2p(EnqueueTarget comm, boolean send, MemorySegment buf, long count,
                                          DataType type, int peer, Stream stream) {
         HostStream s = stream(comm, stream);
         typeAndOp(type, null, false);
@@ -303,12 +304,12 @@ public final class Enqueue {
      * @param stream   the stream
      * @return the completion of the last receive
      */
-    public static Completion allToAll(CoreCommunicator comm, MemorySegment sendbuff, MemorySegment recvbuff, long count,
+    public static Completion allToAll(EnqueueTarget comm, MemorySegment sendbuff, MemorySegment recvbuff, long count,
                                       DataType type, Stream stream) {
         return recorded(() -> checkedAllToAll(comm, sendbuff, recvbuff, count, type, stream));
     }
 
-    private static Completion checkedAllToAll(CoreCommunicator comm, MemorySegment sendbuff, MemorySegment recvbuff,
+    private static Completion checkedAllToAll(EnqueueTarget comm, MemorySegment sendbuff, MemorySegment recvbuff,
                                               long count, DataType type, Stream stream) {
         stream(comm, stream);
         typeAndOp(type, null, false);

@@ -1,8 +1,9 @@
 package org.nccl4j.core.enqueue;
 
-import org.nccl4j.core.comm.CoreCommunicator;
 import org.nccl4j.core.stream.HostCompletion;
 import org.nccl4j.core.stream.HostStream;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.op.P2pOp;
 
 /**
  * An operation waiting for its launch.
@@ -13,5 +14,5 @@ import org.nccl4j.core.stream.HostStream;
  * @param p2p        the send/recv, or {@code null}
  * @param completion reports its outcome
  */
-record Pending(CoreCommunicator comm, HostStream stream, CollOp coll, P2pOp p2p, HostCompletion completion) {
+record Pending(EnqueueTarget comm, HostStream stream, CollOp coll, P2pOp p2p, HostCompletion completion) {
 }

@@ -12,7 +12,7 @@ import org.nccl4j.Device;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.UniqueId;
-import org.nccl4j.core.Nccl4jVersion;
+import org.nccl4j.core.version.Nccl4jVersion;
 import java.lang.foreign.Arena;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.core.bootstrap.Bootstrap;
@@ -23,7 +23,7 @@ import org.nccl4j.core.topo.connect.ChannelTopology;
 import org.nccl4j.core.topo.tuning.TuningProfile;
 import org.nccl4j.core.kernel.Waiter;
 import org.nccl4j.core.proxy.Proxy;
-import org.nccl4j.core.transport.BuffSizes;
+import org.nccl4j.core.conn.BuffSizes;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
 import org.nccl4j.core.transport.Transports;
@@ -45,6 +45,8 @@ import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.CommFailure;
 import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.core.peer.PeerInfo;
+import org.nccl4j.core.peer.RankLayout;
 
 /**
  * {@code ncclCommInitRank} and the AllGather1 part of {@code initTransportsRank}, one Java step

@@ -7,6 +7,8 @@ import org.nccl4j.core.param.Params;
 import org.nccl4j.core.param.Source;
 import org.nccl4j.core.topo.connect.ChannelLimits;
 import org.nccl4j.core.topo.tuning.TuningProfile;
+import org.nccl4j.core.peer.PeerInfo;
+import org.nccl4j.core.peer.RankLayout;
 
 /** Which tuning tables a communicator uses: measured host figures for host ranks, NCCL's for GPUs. */
 final class DeviceProfiles {

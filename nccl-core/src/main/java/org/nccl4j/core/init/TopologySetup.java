@@ -37,6 +37,7 @@ import org.nccl4j.core.topo.xml.TopoXml;
 import org.nccl4j.core.wait.Deadline;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.NetProperties;
+import org.nccl4j.core.peer.PeerInfo;
 
 /**
  * The topology part of {@code initTransportsRank} (NCCL v2.10.3), in NCCL's order: detect the

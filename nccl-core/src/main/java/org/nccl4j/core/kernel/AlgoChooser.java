@@ -1,8 +1,8 @@
 package org.nccl4j.core.kernel;
 
 import org.nccl4j.core.topo.tuning.Algorithm;
-import org.nccl4j.core.enqueue.CollOp;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * Picks the algorithm and protocol of one collective ({@code getAlgoInfo}). The engine runs

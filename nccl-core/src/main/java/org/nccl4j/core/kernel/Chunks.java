@@ -1,7 +1,7 @@
 package org.nccl4j.core.kernel;
 
-import org.nccl4j.core.enqueue.CollOp;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * Chunk sizes per algorithm and protocol as NCCL's kernels and {@code computeColl} derive them

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.nccl4j.core.transport.Conn;
-import org.nccl4j.core.transport.ConnMem;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * Runs a group's sends and receives together: every transfer advances whenever its connection

@@ -5,10 +5,10 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import org.nccl4j.core.reduce.Reducer;
 import org.nccl4j.core.transport.Conn;
-import org.nccl4j.core.transport.ConnMem;
-import org.nccl4j.core.transport.Ll128Line;
-import org.nccl4j.core.transport.LlLine;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.proto.Ll128Line;
+import org.nccl4j.core.proto.LlLine;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * NCCL's primitives for one channel, for any of the three protocols: {@code send},

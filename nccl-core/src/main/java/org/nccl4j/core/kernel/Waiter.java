@@ -5,7 +5,7 @@ import java.util.function.Supplier;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.transport.Conn;
-import org.nccl4j.core.transport.ConnMem;
+import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.wait.AbortFlag;
 
 /**

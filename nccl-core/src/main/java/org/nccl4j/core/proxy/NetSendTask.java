@@ -1,11 +1,11 @@
 package org.nccl4j.core.proxy;
 
 import java.lang.foreign.MemorySegment;
-import org.nccl4j.core.transport.BuffSizes;
-import org.nccl4j.core.transport.ConnMem;
-import org.nccl4j.core.transport.Ll128Line;
-import org.nccl4j.core.transport.LlLine;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.conn.BuffSizes;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.proto.Ll128Line;
+import org.nccl4j.core.proto.LlLine;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetException;

@@ -2,6 +2,9 @@ package org.nccl4j.core.transport;
 
 import org.nccl4j.core.debug.Log;
 import java.lang.foreign.MemorySegment;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.conn.BuffSizes;
 
 /**
  * One direction of one connection as the kernel sees it ({@code ncclConnInfo}): one buffer per

@@ -7,7 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
+import org.nccl4j.core.conn.ConnMem;
 
 /**
  * Ranks in one JVM use each other's memory directly (NCCL's P2P "direct pointer" case): the

@@ -6,7 +6,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.proxy.NetRecvTask;
 import org.nccl4j.core.proxy.NetSendTask;
@@ -19,6 +19,7 @@ import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.RecvComm;
 import org.nccl4j.net.spi.SendComm;
+import org.nccl4j.core.conn.ConnMem;
 
 /**
  * Ranks connect through the network chosen by initNet ({@code "NET"}, NCCL's {@code net.cc}):

@@ -5,8 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Params;
+import org.nccl4j.core.conn.ConnMem;
 
 /**
  * Processes of one host connect through files under {@code /dev/shm} that both map

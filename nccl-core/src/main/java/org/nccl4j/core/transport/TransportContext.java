@@ -3,11 +3,13 @@ package org.nccl4j.core.transport;
 import java.lang.foreign.Arena;
 import java.util.List;
 import java.util.function.Supplier;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.wait.AbortFlag;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.conn.BuffSizes;
 
 /**
  * What transports need to know about their communicator.

@@ -17,9 +17,9 @@ import org.nccl4j.DataType;
 import org.nccl4j.Nccl;
 import org.nccl4j.RedOp;
 import org.nccl4j.core.comm.CoreCommunicator;
-import org.nccl4j.core.enqueue.CollOp;
+import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.topo.tuning.Algorithm;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * The thread matrix's CI sample with each algorithm and protocol forced through

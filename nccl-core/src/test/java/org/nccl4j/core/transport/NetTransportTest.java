@@ -16,7 +16,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.NcclTimeoutException;
 import org.nccl4j.NcclUsageException;
 import org.nccl4j.Result;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Param;
@@ -26,6 +26,8 @@ import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetContext;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.conn.ConnMem;
 
 /**
  * NET between two ranks of one JVM, each with its own proxy thread, as if on two hosts: through

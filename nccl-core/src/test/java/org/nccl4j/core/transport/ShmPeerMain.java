@@ -6,7 +6,7 @@ import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
 

@@ -29,10 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.nccl4j.NcclException;
 import org.nccl4j.NcclSystemException;
 import org.nccl4j.Result;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.core.conn.ConnMem;
 
 /**
  * SHM between two "processes": in one JVM the transport only compares peer infos, so two fake

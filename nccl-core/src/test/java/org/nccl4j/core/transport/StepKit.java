@@ -16,12 +16,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
-import org.nccl4j.core.init.PeerInfo;
+import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.proto.LlLine;
+import org.nccl4j.core.proto.Ll128Line;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.conn.BuffSizes;
 
 /**
  * Drives connections the way the kernel does (Simple protocol, one slot per step, each receive

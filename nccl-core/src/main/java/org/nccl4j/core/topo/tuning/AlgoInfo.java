@@ -1,6 +1,6 @@
 package org.nccl4j.core.topo.tuning;
 
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * The outcome of {@link AlgoSelector#select}: how one collective call runs.

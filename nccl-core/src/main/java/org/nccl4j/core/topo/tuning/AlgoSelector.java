@@ -1,6 +1,6 @@
 package org.nccl4j.core.topo.tuning;
 
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;

@@ -1,7 +1,7 @@
 package org.nccl4j.core.topo.tuning;
 
 import org.nccl4j.core.topo.system.Cpu;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 import java.util.Arrays;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;

@@ -1,7 +1,7 @@
 package org.nccl4j.core.topo.tuning;
 
 import org.nccl4j.core.debug.CFormat;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package org.nccl4j.core.topo.tuning;
 
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * The constant tables of the tuning model: base latencies, per-hop latencies by link kind, LL

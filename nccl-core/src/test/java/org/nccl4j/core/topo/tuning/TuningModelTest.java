@@ -2,8 +2,8 @@ package org.nccl4j.core.topo.tuning;
 
 import org.nccl4j.core.debug.CFormat;
 import org.nccl4j.core.topo.system.Cpu;
-import org.nccl4j.core.transport.BuffSizes;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.conn.BuffSizes;
+import org.nccl4j.core.proto.Protocol;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

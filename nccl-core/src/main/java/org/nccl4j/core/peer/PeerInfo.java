@@ -1,4 +1,4 @@
-package org.nccl4j.core.init;
+package org.nccl4j.core.peer;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package org.nccl4j.core.init;
+package org.nccl4j.core.peer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,8 +1,9 @@
-package org.nccl4j.core.transport;
+package org.nccl4j.core.conn;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * NCCL's connection memory ({@code ncclSendMem} / {@code ncclRecvMem}): a 4096-byte header whose

@@ -1,4 +1,4 @@
-package org.nccl4j.core.transport;
+package org.nccl4j.core.proto;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

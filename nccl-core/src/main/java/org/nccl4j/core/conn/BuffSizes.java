@@ -1,9 +1,12 @@
-package org.nccl4j.core.transport;
+package org.nccl4j.core.conn;
 
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.proto.LlLine;
+import org.nccl4j.core.proto.Ll128Line;
 
 /**
  * Buffer bytes per connection for each protocol ({@code comm->buffSizes}) and where each buffer

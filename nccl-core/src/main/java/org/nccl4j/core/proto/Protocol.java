@@ -1,4 +1,4 @@
-package org.nccl4j.core.transport;
+package org.nccl4j.core.proto;
 
 /**
  * NCCL's protocols ({@code NCCL_PROTO_LL}, {@code NCCL_PROTO_LL128}, {@code NCCL_PROTO_SIMPLE}),

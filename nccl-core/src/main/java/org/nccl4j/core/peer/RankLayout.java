@@ -1,4 +1,4 @@
-package org.nccl4j.core.init;
+package org.nccl4j.core.peer;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package org.nccl4j.core.enqueue;
+package org.nccl4j.core.op;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,10 +1,10 @@
-package org.nccl4j.core.enqueue;
+package org.nccl4j.core.op;
 
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
 import org.nccl4j.core.topo.tuning.Algorithm;
-import org.nccl4j.core.transport.Protocol;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * One collective after its arguments were checked ({@code ncclInfo}), with the algorithm and

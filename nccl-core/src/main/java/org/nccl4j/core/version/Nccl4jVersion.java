@@ -1,4 +1,4 @@
-package org.nccl4j.core;
+package org.nccl4j.core.version;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,21 +1,16 @@
-package org.nccl4j.core.transport;
+package org.nccl4j.core.proto;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.nccl4j.NcclException;
-import org.nccl4j.Result;
 
-/** LL and LL128 line encoding, step flags, proxy tags and the protocol buffer layout. */
+/** LL and LL128 line encoding, step flags and wire bytes. */
 class ProtocolLinesTest {
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -81,40 +76,5 @@ class ProtocolLinesTest {
             assertFalse(Ll128Line.read(lines, 1, 15, out, 0, 100), "stale for step 14");
             assertEquals(3, Ll128Line.lines(241));
         }
-    }
-
-    @Test
-    void tagsNameTheirStepAndProtocol() {
-        long t = ConnMem.tag(17, Protocol.LL128);
-        assertEquals(Protocol.LL128, ConnMem.tagged(t, 17));
-        assertNull(ConnMem.tagged(t, 25), "a tag left in the slot from 8 steps before");
-        assertNull(ConnMem.tagged(0, 0), "zeroed memory tags nothing");
-        for (Protocol p : Protocol.values()) {
-            assertEquals(p, ConnMem.tagged(ConnMem.tag(0, p), 0));
-        }
-    }
-
-    @Test
-    void buffersFollowTheHeaderInProtocolOrder() {
-        BuffSizes d = new BuffSizes(BuffSizes.DEFAULT_LL, BuffSizes.DEFAULT_LL128, 4_194_304);
-        assertEquals(0, d.offset(Protocol.LL));
-        assertEquals(524_288, d.offset(Protocol.LL128));
-        assertEquals(524_288 + 4_915_200, d.offset(Protocol.SIMPLE));
-        assertEquals(524_288 + 4_915_200 + 4_194_304, d.total());
-        assertEquals(65536, d.stepSize(Protocol.LL));
-        BuffSizes odd = new BuffSizes(1024 + 128, 8192, 520);
-        assertEquals(4096, odd.offset(Protocol.LL128), "each buffer starts on a page");
-        assertEquals(4096 + 8192, odd.offset(Protocol.SIMPLE));
-    }
-
-    @Test
-    void defaultsAndBadSizes() {
-        BuffSizes d = BuffSizes.of(StepKit.config(Map.of()));
-        assertEquals(new BuffSizes(524_288, 4_915_200, 4_194_304), d);
-        NcclException e = assertThrows(NcclException.class, () -> BuffSizes.of(StepKit.config(Map.of("NCCL_LL_BUFFSIZE", "1000"))));
-        assertEquals(Result.INVALID_ARGUMENT, e.result());
-        assertTrue(e.getMessage().contains("NCCL_LL_BUFFSIZE=1000"), e.getMessage());
-        assertThrows(NcclException.class, () -> BuffSizes.of(StepKit.config(Map.of("NCCL_LL128_BUFFSIZE", "1000"))));
-        assertEquals(2048, BuffSizes.of(StepKit.config(Map.of("NCCL_LL128_BUFFSIZE", "2048"))).ll128());
     }
 }
