@@ -10,10 +10,12 @@ module org.nccl4j.core {
     requires static jdk.incubator.vector;
 
     // Applications need only org.nccl4j.api (Nccl finds this engine through ServiceLoader). A
-    // device backend module implements the device SPI, whose signatures use param.Config. The
-    // rest is the engine's own; the examples CLI and the benchmarks reach it on the class path.
+    // device backend module implements the device SPI, whose signatures use param.Config, and
+    // logs through NCCL's debug log. The rest is the engine's own; the examples CLI and the
+    // benchmarks reach it on the class path.
     exports org.nccl4j.core.device;
     exports org.nccl4j.core.param;
+    exports org.nccl4j.core.debug;
 
     uses org.nccl4j.net.spi.NetProvider;
     uses org.nccl4j.core.device.DeviceBackendProvider;

@@ -155,6 +155,132 @@ public interface Communicator extends AutoCloseable {
     Completion allToAll(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, Stream stream);
 
     /**
+     * Allocates memory on this communicator's device ({@code cudaMalloc} on a CUDA communicator).
+     *
+     * @param bytes size, at least 1
+     * @return the buffer, owned: close it to free it
+     * @throws NcclException INVALID_USAGE on a communicator whose device has no memory of its own
+     *     (the host backend: use {@link MemorySegment}s)
+     */
+    default DeviceBuffer allocate(long bytes) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * Wraps device memory allocated elsewhere (a foreign {@code void*} and its length).
+     *
+     * @param address device address
+     * @param bytes   length in bytes
+     * @return a buffer nccl4j never frees
+     * @throws NcclException INVALID_ARGUMENT if the address is not memory of this communicator's
+     *     device; INVALID_USAGE on a communicator without device memory
+     */
+    default DeviceBuffer wrap(long address, long bytes) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * Wraps a stream created elsewhere ({@code cudaStream_t} on a CUDA communicator); collectives
+     * enqueued on it run in order with the owner's own work on that stream.
+     *
+     * @param handle the native stream handle
+     * @return a stream nccl4j never destroys
+     * @throws NcclException INVALID_USAGE on a communicator without native streams (host backend)
+     */
+    default Stream wrapStream(long handle) {
+        throw NcclException.of(Result.INVALID_USAGE, "the " + device().backend() + " device has no native streams",
+                "use createStream() on a " + device().backend() + " communicator");
+    }
+
+    /**
+     * AllReduce of device memory; the other device-buffer collectives below mirror their
+     * {@link MemorySegment} forms, with counts in elements and buffers checked against them.
+     *
+     * @param sendbuff {@code count} elements; may be {@code recvbuff} (in place)
+     * @param recvbuff {@code count} elements
+     * @param count    elements
+     * @param type     element type
+     * @param op       reduction
+     * @param stream   this communicator's stream
+     * @return the completion (a recorded device event)
+     * @throws NcclException INVALID_ARGUMENT for a buffer of another device or too short;
+     *     INVALID_USAGE on a communicator without device memory
+     */
+    default Completion allReduce(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type, RedOp op,
+                                 Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * Broadcast of device memory from {@code root}.
+     *
+     * @param sendbuff {@code count} elements (read on the root only)
+     * @param recvbuff {@code count} elements
+     * @param count    elements
+     * @param type     element type
+     * @param root     sending rank
+     * @param stream   this communicator's stream
+     * @return the completion
+     */
+    default Completion broadcast(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type, int root,
+                                 Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * Reduce of device memory to {@code root}.
+     *
+     * @param sendbuff {@code count} elements
+     * @param recvbuff {@code count} elements (written on the root only)
+     * @param count    elements
+     * @param type     element type
+     * @param op       reduction
+     * @param root     receiving rank
+     * @param stream   this communicator's stream
+     * @return the completion
+     */
+    default Completion reduce(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type, RedOp op,
+                              int root, Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * AllGather of device memory.
+     *
+     * @param sendbuff  {@code sendcount} elements
+     * @param recvbuff  {@code nranks * sendcount} elements
+     * @param sendcount elements per rank
+     * @param type      element type
+     * @param stream    this communicator's stream
+     * @return the completion
+     */
+    default Completion allGather(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long sendcount, DataType type,
+                                 Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * ReduceScatter of device memory.
+     *
+     * @param sendbuff  {@code nranks * recvcount} elements
+     * @param recvbuff  {@code recvcount} elements
+     * @param recvcount elements per rank
+     * @param type      element type
+     * @param op        reduction
+     * @param stream    this communicator's stream
+     * @return the completion
+     */
+    default Completion reduceScatter(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long recvcount, DataType type,
+                                     RedOp op, Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    private NcclException noDeviceMemory() {
+        return NcclException.of(Result.INVALID_USAGE, "the " + device().backend() + " device has no device memory",
+                "pass MemorySegments to collectives of a " + device().backend() + " communicator");
+    }
+
+    /**
      * Blocking AllReduce on the default stream.
      *
      * @param sendbuff input

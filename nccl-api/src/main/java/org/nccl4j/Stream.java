@@ -23,6 +23,11 @@ public interface Stream extends AutoCloseable {
     /** @return whether every operation enqueued so far has finished ({@code cudaStreamQuery}) */
     boolean query();
 
+    /** @return the native stream handle ({@code cudaStream_t}), or 0 for a host backend's stream */
+    default long handle() {
+        return 0;
+    }
+
     /** Waits for the enqueued operations (bounded by their own deadlines), then releases the stream. */
     @Override
     void close();

@@ -10,6 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
+import org.nccl4j.DeviceBuffer;
+import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.Device;
 import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
@@ -50,6 +53,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final long opTimeoutNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Engine engine;
+    private final DeviceCollectives onDevice;
     private final Arena arena;
     private final AtomicReference<Proxy> proxy;
     private final List<HostStream> streams = new CopyOnWriteArrayList<>();
@@ -68,15 +72,16 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * @param abortFlag the abort flag shared by everything this communicator waits on
      * @param config    the communicator's parameters
      * @param initTime  how long init took
-     * @param engine    the connected channels
+     * @param engine    the connected channels of the host engine, or {@code null} with {@code onDevice}
+     * @param onDevice  the device backend's collectives, or {@code null} with {@code engine}
      * @param arena     owns the connection memory
      * @param proxy     the proxy thread, if one was started
      * @param failure   where background failures are recorded
      */
     public CoreCommunicator(int rank, int nranks, Device device, String netName, List<PeerInfo> peers,
                             RankLayout layout, Bootstrap bootstrap, AbortFlag abortFlag, Config config,
-                            Duration initTime, Engine engine, Arena arena, AtomicReference<Proxy> proxy,
-                            CommFailure failure) {
+                            Duration initTime, Engine engine, DeviceCollectives onDevice, Arena arena,
+                            AtomicReference<Proxy> proxy, CommFailure failure) {
         this.rank = rank;
         this.nranks = nranks;
         this.device = device;
@@ -88,6 +93,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         this.config = config;
         this.initTime = initTime;
         this.engine = engine;
+        this.onDevice = onDevice;
         this.arena = arena;
         this.proxy = proxy;
         this.failure = failure;
@@ -190,6 +196,11 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         return engine;
     }
 
+    @Override
+    public DeviceCollectives onDevice() {
+        return onDevice;
+    }
+
     /**
      * @throws NcclException if the communicator was destroyed, aborted, or hit an async error
      */
@@ -207,6 +218,9 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public Stream createStream() {
         checkOpen();
+        if (onDevice != null) {
+            return onDevice.createStream();
+        }
         HostStream s = new HostStream(opTimeoutNanos);
         streams.add(s);
         return s;
@@ -215,7 +229,76 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public Stream defaultStream() {
         checkOpen();
-        return defaultStream;
+        return onDevice != null ? onDevice.defaultStream() : defaultStream;
+    }
+
+    @Override
+    public Stream wrapStream(long handle) {
+        checkOpen();
+        if (onDevice == null) {
+            return Communicator.super.wrapStream(handle);
+        }
+        return onDevice.wrapStream(handle);
+    }
+
+    @Override
+    public DeviceBuffer allocate(long bytes) {
+        checkOpen();
+        if (onDevice == null) {
+            return Communicator.super.allocate(bytes);
+        }
+        if (bytes < 1) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes", "ask for at least 1");
+        }
+        return onDevice.allocate(bytes);
+    }
+
+    @Override
+    public DeviceBuffer wrap(long address, long bytes) {
+        checkOpen();
+        if (onDevice == null) {
+            return Communicator.super.wrap(address, bytes);
+        }
+        if (address == 0 || bytes < 0) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "cannot wrap " + bytes + " bytes at 0x"
+                    + Long.toHexString(address), "pass a device address and its length");
+        }
+        return onDevice.wrap(address, bytes);
+    }
+
+    @Override
+    public Completion allReduce(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type, RedOp op,
+                                Stream stream) {
+        return Enqueue.deviceCollective(this, new DeviceCollOp(DeviceCollOp.Kind.ALL_REDUCE, sendbuff, recvbuff, count,
+                type, op, -1), stream);
+    }
+
+    @Override
+    public Completion broadcast(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type, int root,
+                                Stream stream) {
+        return Enqueue.deviceCollective(this, new DeviceCollOp(DeviceCollOp.Kind.BROADCAST,
+                rank == root ? sendbuff : recvbuff, recvbuff, count, type, null, root), stream);
+    }
+
+    @Override
+    public Completion reduce(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type, RedOp op,
+                             int root, Stream stream) {
+        return Enqueue.deviceCollective(this, new DeviceCollOp(DeviceCollOp.Kind.REDUCE, sendbuff,
+                rank == root ? recvbuff : sendbuff, count, type, op, root), stream);
+    }
+
+    @Override
+    public Completion allGather(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long sendcount, DataType type,
+                                Stream stream) {
+        return Enqueue.deviceCollective(this, new DeviceCollOp(DeviceCollOp.Kind.ALL_GATHER, sendbuff, recvbuff,
+                sendcount, type, null, -1), stream);
+    }
+
+    @Override
+    public Completion reduceScatter(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long recvcount, DataType type,
+                                    RedOp op, Stream stream) {
+        return Enqueue.deviceCollective(this, new DeviceCollOp(DeviceCollOp.Kind.REDUCE_SCATTER, sendbuff, recvbuff,
+                recvcount, type, op, -1), stream);
     }
 
     @Override
@@ -304,10 +387,14 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
             }
             stopped &= done;
         }
+        if (onDevice != null) {
+            // Bounded: waits for its kernels by the op deadline, and after an abort they see the flag.
+            onDevice.close();
+        }
         Proxy p = proxy.get();
         if (stopped) {
             stopped = p == null || p.stop();
-            stopped &= engine.stop();
+            stopped &= engine == null || engine.stop();
         }
         if (graceful) {
             bootstrap.close();

@@ -3,8 +3,9 @@ package org.nccl4j.core.device;
 import org.nccl4j.core.param.Config;
 
 /**
- * A device backend: what a rank's "device" is and how it is identified. The GPU backends will
- * also run the collective kernels; the host backend runs them as Java loops.
+ * A device backend: what a rank's "device" is and how it is identified, and, for GPU backends,
+ * the collectives their kernels run ({@link #connect}); the host backend's ranks run the host
+ * engine's Java loops instead.
  */
 public interface DeviceBackend {
     /** @return the backend's name */
@@ -20,4 +21,16 @@ public interface DeviceBackend {
      * @return the device's identity
      */
     LocalDevice open(Config config);
+
+    /**
+     * Connects a communicator's channels for collectives run by this backend's own kernels; init
+     * calls it after the topology search, instead of connecting the host engine.
+     *
+     * @param ctx the communicator being built
+     * @return the communicator's device collectives, or {@code null} when this backend's ranks
+     *     run the host engine on host memory (the host backend)
+     */
+    default DeviceCollectives connect(DeviceCommContext ctx) {
+        return null;
+    }
 }

@@ -7,7 +7,11 @@ import java.util.List;
 import java.util.Map;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
+import org.nccl4j.Device;
+import org.nccl4j.DeviceBuffer;
 import org.nccl4j.NcclException;
+import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
@@ -156,6 +160,11 @@ public final class Enqueue {
     }
 
     private static HostStream stream(EnqueueTarget comm, Stream s) {
+        if (comm.engine() == null) {
+            throw bad("host memory (MemorySegment) passed to a communicator of the " + comm.device().backend()
+                    + " backend, whose collectives run on " + comm.device(),
+                    "allocate device memory with comm.allocate(bytes) or wrap it with comm.wrap(address, bytes)");
+        }
         if (s == null) {
             throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
         }
@@ -260,6 +269,84 @@ public final class Enqueue {
                     chosen.algorithm().ncclName(), chosen.protocol().ncclName());
         }
         return enqueue(new Pending(comm, s, chosen, null, new HostCompletion(s)));
+    }
+
+    /**
+     * Checks a collective on device memory and hands it to the device backend, which enqueues
+     * its kernel on the stream at once.
+     *
+     * @param comm   the communicator
+     * @param op     the collective
+     * @param stream the stream (the backend checks it is one of its own)
+     * @return its completion
+     */
+    public static Completion deviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
+        return recorded(() -> checkedDeviceCollective(comm, op, stream));
+    }
+
+    private static Completion checkedDeviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
+        DeviceCollectives dev = comm.onDevice();
+        if (dev == null) {
+            throw NcclException.of(Result.INVALID_USAGE, "DeviceBuffers passed to a communicator of the "
+                    + comm.device().backend() + " backend", "pass MemorySegments on host communicators");
+        }
+        if (GROUP.get().depth > 0) {
+            throw NcclException.of(Result.INVALID_USAGE, op.kind().ncclName() + " on device memory inside a group",
+                    "device collectives are launched at once and are not grouped yet: call them outside the group");
+        }
+        if (stream == null) {
+            throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
+        }
+        int n = comm.count();
+        boolean reduces = op.kind() != DeviceCollOp.Kind.BROADCAST && op.kind() != DeviceCollOp.Kind.ALL_GATHER;
+        typeAndOp(op.type(), op.op(), reduces);
+        Device device = comm.device();
+        boolean root = op.root() == comm.userRank();
+        switch (op.kind()) {
+            case ALL_REDUCE -> {
+                long b = bytes(op.count(), op.type(), 1, "count");
+                deviceBuffer(op.send(), "sendbuff", b, device);
+                deviceBuffer(op.recv(), "recvbuff", b, device);
+            }
+            case BROADCAST, REDUCE -> {
+                root(comm, op.root());
+                long b = bytes(op.count(), op.type(), 1, "count");
+                if (root || op.kind() == DeviceCollOp.Kind.REDUCE) {
+                    deviceBuffer(op.send(), "sendbuff", b, device);
+                }
+                if (root || op.kind() == DeviceCollOp.Kind.BROADCAST) {
+                    deviceBuffer(op.recv(), "recvbuff", b, device);
+                }
+            }
+            case ALL_GATHER -> {
+                deviceBuffer(op.send(), "sendbuff", bytes(op.count(), op.type(), 1, "sendcount"), device);
+                deviceBuffer(op.recv(), "recvbuff", bytes(op.count(), op.type(), n, "sendcount"), device);
+            }
+            case REDUCE_SCATTER -> {
+                deviceBuffer(op.send(), "sendbuff", bytes(op.count(), op.type(), n, "recvcount"), device);
+                deviceBuffer(op.recv(), "recvbuff", bytes(op.count(), op.type(), 1, "recvcount"), device);
+            }
+        }
+        comm.checkUsable();
+        if (Log.get().enabled(org.nccl4j.core.debug.Level.INFO, Subsys.COLL)) {
+            Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s",
+                    op.kind().ncclName(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, stream);
+        }
+        return dev.launch(op, stream);
+    }
+
+    private static void deviceBuffer(DeviceBuffer buf, String name, long needed, Device device) {
+        if (buf == null) {
+            throw bad(name + " is null", "allocate device memory with comm.allocate or wrap it with comm.wrap");
+        }
+        if (!buf.device().backend().equals(device.backend()) || buf.device().index() != device.index()) {
+            throw bad(name + " is memory of " + buf.device() + ", not of this rank's " + device,
+                    "pass buffers of the communicator's own device");
+        }
+        if (buf.byteSize() < needed) {
+            throw bad(name + " holds " + buf.byteSize() + " bytes but the call needs " + needed,
+                    "check count, datatype and (AllGather/ReduceScatter) that counts are per rank");
+        }
     }
 
     /**

@@ -1,6 +1,8 @@
 package org.nccl4j.core.enqueue;
 
+import org.nccl4j.Device;
 import org.nccl4j.NcclException;
+import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.kernel.Engine;
 
 /**
@@ -21,8 +23,14 @@ public interface EnqueueTarget {
     /** @throws NcclException if the communicator was destroyed, aborted, or hit an async error */
     void checkUsable();
 
-    /** @return the engine that runs the communicator's operations */
+    /** @return the host engine that runs the communicator's operations, or {@code null} on a device backend */
     Engine engine();
+
+    /** @return the device backend's collectives, or {@code null} when the host engine runs them */
+    DeviceCollectives onDevice();
+
+    /** @return this rank's device */
+    Device device();
 
     /**
      * Records a launch failure as the communicator's async error and aborts its waits.

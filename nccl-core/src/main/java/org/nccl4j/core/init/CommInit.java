@@ -35,6 +35,8 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.DebugLog;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceBackend;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceBackends;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.host.HostIdentity;
@@ -102,6 +104,7 @@ public final class CommInit {
         BootstrapRoot root = null;
         Bootstrap bootstrap = null;
         Engine engine = null;
+        DeviceCollectives onDevice = null;
         AtomicReference<Proxy> proxy = new AtomicReference<>();
         Arena arena = null;
         try {
@@ -133,8 +136,10 @@ public final class CommInit {
 
             CommFailure failure = new CommFailure(abort);
             arena = Arena.ofShared();
-            engine = connectEngine(rank, peers, layout, config, net, bootstrap, abort, arena, proxy, failure,
-                    bid.nonce(), deadline);
+            Connected connected = connect(rank, peers, layout, config, net, bootstrap, abort, arena, proxy, failure,
+                    bid.nonce(), deadline, backend, dev);
+            engine = connected.engine();
+            onDevice = connected.device();
 
             int[] nodeRanks = layout.localRanks();
             bootstrap.barrier(nodeRanks, (int) peers.get(nodeRanks[0]).pidHash(), deadline);
@@ -142,15 +147,16 @@ public final class CommInit {
             Log.info(Subsys.INIT, "comm rank %d nranks %d device %s:%d busId %s - Init COMPLETE (%d ms)",
                     rank, nranks, dev.backend(), devIndex, dev.busIdText(), took.toMillis());
             return new CoreCommunicator(rank, nranks, new Device(dev.backend(), devIndex, dev.busIdText()),
-                    net.net().name(), peers, layout, bootstrap, abort, config, took, engine, arena, proxy, failure);
+                    net.net().name(), peers, layout, bootstrap, abort, config, took, engine, onDevice, arena, proxy,
+                    failure);
         } catch (NcclException e) {
-            release(bootstrap, engine, proxy, arena);
+            release(bootstrap, engine, onDevice, proxy, arena);
             throw e;
         } catch (RuntimeException e) {
-            release(bootstrap, engine, proxy, arena);
+            release(bootstrap, engine, onDevice, proxy, arena);
             throw NcclException.of(Result.INTERNAL_ERROR, "init of rank " + rank + " failed: " + e, null, e);
         } catch (Error e) {
-            release(bootstrap, engine, proxy, arena);
+            release(bootstrap, engine, onDevice, proxy, arena);
             throw e;
         } finally {
             if (root != null) {
@@ -207,9 +213,13 @@ public final class CommInit {
     }
 
     /** A failed init's teardown: threads first; memory only once no thread can touch it. */
-    private static void release(Bootstrap bootstrap, Engine engine, AtomicReference<Proxy> proxy, Arena arena) {
+    private static void release(Bootstrap bootstrap, Engine engine, DeviceCollectives onDevice,
+                                AtomicReference<Proxy> proxy, Arena arena) {
         if (bootstrap != null) {
             bootstrap.abort();
+        }
+        if (onDevice != null) {
+            onDevice.close();
         }
         Proxy p = proxy.get();
         boolean stopped = p == null || p.stop();
@@ -224,15 +234,20 @@ public final class CommInit {
         }
     }
 
+    /** The connected channels: the host engine's, or a device backend's (then {@code engine} is null). */
+    private record Connected(Engine engine, DeviceCollectives device) {
+    }
+
     /**
      * Runs the topology part of init ({@link TopologySetup}) and connects the channels it
      * produced: rings and trees ({@code initTransportsRank}'s P2pSetup of the ring and tree
-     * graphs), with the tuning model choosing each call's algorithm and protocol.
+     * graphs), with the tuning model choosing each call's algorithm and protocol. A device
+     * backend with kernels of its own connects the rings itself.
      */
-    private static Engine connectEngine(int rank, List<PeerInfo> peers, RankLayout layout, Config config,
-                                        NetSelection net, Bootstrap bootstrap, AbortFlag abort, Arena arena,
-                                        AtomicReference<Proxy> proxy, CommFailure failure,
-                                        long commId, Deadline deadline) {
+    private static Connected connect(int rank, List<PeerInfo> peers, RankLayout layout, Config config,
+                                     NetSelection net, Bootstrap bootstrap, AbortFlag abort, Arena arena,
+                                     AtomicReference<Proxy> proxy, CommFailure failure,
+                                     long commId, Deadline deadline, DeviceBackend backend, LocalDevice dev) {
         BuffSizes buffs = BuffSizes.of(config);
         TuningProfile profile = DeviceProfiles.of(peers);
         TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, net, bootstrap, profile,
@@ -243,6 +258,12 @@ public final class CommInit {
             Channel ch = channels.channel(c);
             int[] down = java.util.Arrays.stream(ch.tree.down).filter(d -> d >= 0).toArray();
             plans.add(new ChannelPlan(c, ch.ring.userRanks, ch.tree.up, down, ch.tree.depth));
+        }
+        DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
+                plans.stream().map(ChannelPlan::ringUserRanks).toList(), buffs.stepSize(Protocol.SIMPLE), peers,
+                bootstrap, deadline, abort, failure));
+        if (onDevice != null) {
+            return new Connected(null, onDevice);
         }
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
@@ -256,8 +277,8 @@ public final class CommInit {
         boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
         Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
                 oversubscribed);
-        return Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
+        return new Connected(Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
                 new ModelAlgoChooser(topo.model()), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS),
-                failure);
+                failure), null);
     }
 }

@@ -87,10 +87,18 @@ public final class Params {
     // Devices.
     /** Device backend. */
     public static final Param DEVICE = str("NCCL4J_DEVICE", null,
-            "device backend by name: host (the only backend so far); unset = the first usable by priority");
+            "device backend by name: cuda (with nccl-gpu-cuda on the path) or host; unset = the first usable by priority, cuda before host");
     /** Pinned host device. */
     public static final Param HOST_DEVICE = integer("NCCL4J_HOST_DEVICE", "-1",
             "host backend: pin this rank's device number (-1 = one per rank, automatically)");
+
+    /** CUDA backend: the GPU of a rank. */
+    public static final Param CUDA_DEVICE = integer("NCCL4J_CUDA_DEVICE", "-1",
+            "cuda backend: this rank's GPU ordinal (-1 = the ranks of a process take GPUs 0, 1, ... in turn)");
+    /** Ranks of one process sharing a GPU. */
+    public static final Param SHARED_DEVICE = integer("NCCL4J_SHARED_DEVICE", "0",
+            "1 = ranks of one process may share a GPU, each on its own stream (development and testing on a "
+                    + "one-GPU machine; NCCL refuses two ranks on one GPU)");
 
     // Transports.
     /** SHM off. */

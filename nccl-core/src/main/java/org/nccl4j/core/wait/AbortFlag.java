@@ -20,6 +20,11 @@ public final class AbortFlag {
         return set.get();
     }
 
+    /** @return what caused the abort, or {@code null} while the flag is not set */
+    public String reason() {
+        return set.get() ? reason : null;
+    }
+
     /**
      * Sets the flag (idempotent) and runs the registered actions once.
      *

@@ -1,0 +1,68 @@
+package org.nccl4j.core.device;
+
+import java.util.List;
+import org.nccl4j.NcclException;
+import org.nccl4j.core.param.Config;
+
+/**
+ * What communicator init hands a device backend whose kernels run on the device: the rank, the
+ * channels' rings from the topology search, the bootstrap for exchanging connection info, and the
+ * communicator's abort and failure hooks.
+ */
+public interface DeviceCommContext {
+    /** @return this rank */
+    int rank();
+
+    /** @return number of ranks */
+    int nranks();
+
+    /** @return this rank's device, as {@link DeviceBackend#open} returned it */
+    LocalDevice device();
+
+    /** @return the communicator's parameters */
+    Config config();
+
+    /**
+     * @return per channel, the ranks by distance from this one along the ring ({@code [0]} is
+     *     this rank), as NCCL's {@code ring->devUserRanks}
+     */
+    List<int[]> rings();
+
+    /** @return bytes of one FIFO slot of the Simple protocol ({@code NCCL_BUFFSIZE / NCCL_STEPS}) */
+    int simpleStepBytes();
+
+    /**
+     * @param peer a rank
+     * @return whether that rank runs in this process (its device pointers are valid here)
+     */
+    boolean inThisProcess(int peer);
+
+    /**
+     * Every rank's blob, bounded by the init deadline ({@code bootstrapAllGather}).
+     *
+     * @param mine this rank's bytes; every rank passes the same length
+     * @return all blobs, rank r's at {@code r * mine.length}
+     */
+    byte[] allGather(byte[] mine);
+
+    /** @return the longest an operation may wait for a peer ({@code NCCL4J_OP_TIMEOUT_MS}), in nanoseconds */
+    long opTimeoutNanos();
+
+    /**
+     * @param action run once when the communicator is aborted (by the user, a failure or a timeout), at
+     *     once if it already was; it must be quick and must not throw
+     */
+    void onAbort(Runnable action);
+
+    /** @return the reason the communicator was aborted, or {@code null} */
+    String abortReason();
+
+    /**
+     * Records a failure of this rank's device work: it aborts the communicator and becomes its
+     * async error.
+     *
+     * @param where what failed
+     * @param e     why
+     */
+    void fail(String where, NcclException e);
+}

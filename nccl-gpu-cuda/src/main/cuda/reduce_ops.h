@@ -1,0 +1,162 @@
+// Element-wise reductions with NCCL 2.10.3's semantics (reduce_kernel.h), bit for bit what the
+// host backend's reducers compute (org.nccl4j.core.reduce):
+// - integers wrap on SUM and PROD; unsigned types compare and divide as unsigned;
+// - float MAX/MIN: a NaN operand is ignored unless both are, -0.0 is below +0.0;
+// - float16/bfloat16 compute in float and round back to nearest-even (CUDA writes NaN as 0x7fff);
+// - AVG sums: floating types pre-multiply each rank's own input by the rounded reciprocal of
+//   nranks, integer types divide the full sum by nranks, truncating.
+// Float arithmetic goes through the _rn intrinsics so that nvcc never contracts it into an FMA.
+#pragma once
+
+#include "common.h"
+
+N4J_DEVICE float n4j_fmax(float x, float y) {
+  if (x != x) return y;
+  if (y != y) return x;
+  if (x > y) return x;
+  if (y > x) return y;
+  return signbit(x) ? y : x;
+}
+N4J_DEVICE float n4j_fmin(float x, float y) {
+  if (x != x) return y;
+  if (y != y) return x;
+  if (x < y) return x;
+  if (y < x) return y;
+  return signbit(x) ? x : y;
+}
+N4J_DEVICE double n4j_dmax(double x, double y) {
+  if (x != x) return y;
+  if (y != y) return x;
+  if (x > y) return x;
+  if (y > x) return y;
+  return signbit(x) ? y : x;
+}
+N4J_DEVICE double n4j_dmin(double x, double y) {
+  if (x != x) return y;
+  if (y != y) return x;
+  if (x < y) return x;
+  if (y < x) return y;
+  return signbit(x) ? x : y;
+}
+
+// Integers: T is the storage type, U its unsigned twin for wrapping arithmetic.
+template <typename T, typename U, int OP> struct n4j_int_red {
+  int nranks;
+  __device__ n4j_int_red(int n) : nranks(n) {}
+  static const bool kPre = false;
+  static const bool kPost = OP == N4J_AVG;
+  __device__ T apply(T a, T b) const {
+    switch (OP) {
+      case N4J_PROD: return (T)((U)a * (U)b);
+      case N4J_MAX: return a < b ? b : a;
+      case N4J_MIN: return a < b ? a : b;
+      default: return (T)((U)a + (U)b);  // SUM, AVG
+    }
+  }
+  __device__ T pre(T x) const { return x; }
+  __device__ T post(T x) const { return OP == N4J_AVG ? (T)(x / (T)nranks) : x; }
+};
+
+template <int OP> struct n4j_f32_red {
+  float rcp;
+  __device__ n4j_f32_red(int n) : rcp(OP == N4J_AVG ? __frcp_rn((float)n) : 1.0f) {}
+  static const bool kPre = OP == N4J_AVG;
+  static const bool kPost = false;
+  __device__ float apply(float a, float b) const {
+    switch (OP) {
+      case N4J_PROD: return __fmul_rn(a, b);
+      case N4J_MAX: return n4j_fmax(a, b);
+      case N4J_MIN: return n4j_fmin(a, b);
+      default: return __fadd_rn(a, b);
+    }
+  }
+  __device__ float pre(float x) const { return __fmul_rn(x, rcp); }
+  __device__ float post(float x) const { return x; }
+};
+
+template <int OP> struct n4j_f64_red {
+  double rcp;
+  __device__ n4j_f64_red(int n) : rcp(OP == N4J_AVG ? __drcp_rn((double)n) : 1.0) {}
+  static const bool kPre = OP == N4J_AVG;
+  static const bool kPost = false;
+  __device__ double apply(double a, double b) const {
+    switch (OP) {
+      case N4J_PROD: return __dmul_rn(a, b);
+      case N4J_MAX: return n4j_dmax(a, b);
+      case N4J_MIN: return n4j_dmin(a, b);
+      default: return __dadd_rn(a, b);
+    }
+  }
+  __device__ double pre(double x) const { return __dmul_rn(x, rcp); }
+  __device__ double post(double x) const { return x; }
+};
+
+// float16 and bfloat16: H is the storage type, conversions to and from float round to nearest-even.
+N4J_DEVICE float n4j_to_float(__half x) { return __half2float(x); }
+N4J_DEVICE float n4j_to_float(n4j_bf16 x) { return __bfloat162float(x); }
+template <typename H> N4J_DEVICE H n4j_from_float(float x);
+template <> __device__ __forceinline__ __half n4j_from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ n4j_bf16 n4j_from_float<n4j_bf16>(float x) { return __float2bfloat16_rn(x); }
+
+template <typename H, int OP> struct n4j_f16_red {
+  float scale;  // the reciprocal rounded to H, widened: x * scale is exact in float and rounds once
+  __device__ n4j_f16_red(int n)
+      : scale(OP == N4J_AVG ? n4j_to_float(n4j_from_float<H>(__frcp_rn((float)n))) : 1.0f) {}
+  static const bool kPre = OP == N4J_AVG;
+  static const bool kPost = false;
+  __device__ H apply(H a, H b) const {
+    float x = n4j_to_float(a), y = n4j_to_float(b);
+    switch (OP) {
+      case N4J_PROD: return n4j_from_float<H>(__fmul_rn(x, y));
+      case N4J_MAX: return n4j_from_float<H>(n4j_fmax(x, y));
+      case N4J_MIN: return n4j_from_float<H>(n4j_fmin(x, y));
+      default: return n4j_from_float<H>(__fadd_rn(x, y));
+    }
+  }
+  __device__ H pre(H x) const { return n4j_from_float<H>(__fmul_rn(n4j_to_float(x), scale)); }
+  __device__ H post(H x) const { return x; }
+};
+
+// Binders: B::red<OP> is the reduction of one element type by OP.
+template <typename T, typename U> struct n4j_int_bind {
+  template <int OP> using red = n4j_int_red<T, U, OP>;
+};
+template <typename H> struct n4j_f16_bind {
+  template <int OP> using red = n4j_f16_red<H, OP>;
+};
+struct n4j_f32_bind {
+  template <int OP> using red = n4j_f32_red<OP>;
+};
+struct n4j_f64_bind {
+  template <int OP> using red = n4j_f64_red<OP>;
+};
+
+template <typename F, typename T, typename B, typename... A>
+N4J_DEVICE bool n4j_dispatch_op(int redop, A... args) {
+  switch (redop) {
+    case N4J_SUM: F::template run<T, typename B::template red<N4J_SUM>>(args...); return true;
+    case N4J_PROD: F::template run<T, typename B::template red<N4J_PROD>>(args...); return true;
+    case N4J_MAX: F::template run<T, typename B::template red<N4J_MAX>>(args...); return true;
+    case N4J_MIN: F::template run<T, typename B::template red<N4J_MIN>>(args...); return true;
+    case N4J_AVG: F::template run<T, typename B::template red<N4J_AVG>>(args...); return true;
+  }
+  return false;
+}
+
+// Calls F::run<T, Red>(args...) for the (dtype, redop) pair; false for a pair it does not know.
+template <typename F, typename... A>
+N4J_DEVICE bool n4j_dispatch(int dtype, int redop, A... args) {
+  switch (dtype) {
+    case N4J_INT8: return n4j_dispatch_op<F, int8_t, n4j_int_bind<int8_t, uint8_t>>(redop, args...);
+    case N4J_UINT8: return n4j_dispatch_op<F, uint8_t, n4j_int_bind<uint8_t, uint8_t>>(redop, args...);
+    case N4J_INT32: return n4j_dispatch_op<F, int32_t, n4j_int_bind<int32_t, uint32_t>>(redop, args...);
+    case N4J_UINT32: return n4j_dispatch_op<F, uint32_t, n4j_int_bind<uint32_t, uint32_t>>(redop, args...);
+    case N4J_INT64: return n4j_dispatch_op<F, int64_t, n4j_int_bind<int64_t, uint64_t>>(redop, args...);
+    case N4J_UINT64: return n4j_dispatch_op<F, uint64_t, n4j_int_bind<uint64_t, uint64_t>>(redop, args...);
+    case N4J_FLOAT16: return n4j_dispatch_op<F, __half, n4j_f16_bind<__half>>(redop, args...);
+    case N4J_FLOAT32: return n4j_dispatch_op<F, float, n4j_f32_bind>(redop, args...);
+    case N4J_FLOAT64: return n4j_dispatch_op<F, double, n4j_f64_bind>(redop, args...);
+    case N4J_BFLOAT16: return n4j_dispatch_op<F, n4j_bf16, n4j_f16_bind<n4j_bf16>>(redop, args...);
+  }
+  return false;
+}

@@ -1,0 +1,45 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The kernels' parameter blocks, packed as {@code common.h} lays them out (natural alignment,
+ * little-endian): the launcher hands the bytes to {@code cuLaunchKernel} as they are.
+ */
+final class CollArgs {
+    /** {@code struct n4j_coll_args}. */
+    static final int COLL_BYTES = 64;
+    /** {@code struct n4j_local_args}. */
+    static final int LOCAL_BYTES = 48;
+
+    private CollArgs() {
+    }
+
+    static void coll(MemorySegment a, long send, long recv, long count, long channels, long abortFlag, int nranks,
+                     int root, int dtype, int redop, int stepBytes, int nChannels) {
+        a.set(ValueLayout.JAVA_LONG, 0, send);
+        a.set(ValueLayout.JAVA_LONG, 8, recv);
+        a.set(ValueLayout.JAVA_LONG, 16, count);
+        a.set(ValueLayout.JAVA_LONG, 24, channels);
+        a.set(ValueLayout.JAVA_LONG, 32, abortFlag);
+        a.set(ValueLayout.JAVA_INT, 40, nranks);
+        a.set(ValueLayout.JAVA_INT, 44, root);
+        a.set(ValueLayout.JAVA_INT, 48, dtype);
+        a.set(ValueLayout.JAVA_INT, 52, redop);
+        a.set(ValueLayout.JAVA_INT, 56, stepBytes);
+        a.set(ValueLayout.JAVA_INT, 60, nChannels);
+    }
+
+    static void local(MemorySegment a, long x, long y, long dst, long count, int dtype, int redop, int nranks,
+                      int mode) {
+        a.set(ValueLayout.JAVA_LONG, 0, x);
+        a.set(ValueLayout.JAVA_LONG, 8, y);
+        a.set(ValueLayout.JAVA_LONG, 16, dst);
+        a.set(ValueLayout.JAVA_LONG, 24, count);
+        a.set(ValueLayout.JAVA_INT, 32, dtype);
+        a.set(ValueLayout.JAVA_INT, 36, redop);
+        a.set(ValueLayout.JAVA_INT, 40, nranks);
+        a.set(ValueLayout.JAVA_INT, 44, mode);
+    }
+}

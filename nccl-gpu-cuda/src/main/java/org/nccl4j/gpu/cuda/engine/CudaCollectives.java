@@ -1,0 +1,240 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
+import org.nccl4j.Completion;
+import org.nccl4j.DataType;
+import org.nccl4j.Device;
+import org.nccl4j.DeviceBuffer;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.Stream;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.device.DeviceCollectives;
+import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.gpu.cuda.driver.PointerInfo;
+
+/**
+ * One rank's collectives on its GPU: the connected rings, the kernels, the streams it made, and
+ * the abort flag in host-mapped memory that every waiting kernel polls. A collective is one
+ * kernel launch of one block per channel on the caller's stream, then an event; nothing blocks.
+ */
+public final class CudaCollectives implements DeviceCollectives {
+    /** Threads per block of the ring kernels ({@code N4J_THREADS}). */
+    private static final int THREADS = 512;
+    private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
+
+    private final CudaContext ctx;
+    private final Device device;
+    private final DeviceCommContext comm;
+    private final KernelModule kernels;
+    private final RingChannels channels;
+    private final int stepBytes;
+    private final long abortHost;
+    private final long abortDevice;
+    private final MemorySegment args;
+    private final Arena arena = Arena.ofShared();
+    private final List<CudaStream> streams = new CopyOnWriteArrayList<>();
+    private final CudaStream defaultStream;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private CudaCollectives(CudaContext ctx, Device device, DeviceCommContext comm, KernelModule kernels,
+                            RingChannels channels, int stepBytes, long abortHost) {
+        this.ctx = ctx;
+        this.device = device;
+        this.comm = comm;
+        this.kernels = kernels;
+        this.channels = channels;
+        this.stepBytes = stepBytes;
+        this.abortHost = abortHost;
+        this.abortDevice = ctx.devicePointerOf(abortHost);
+        this.args = arena.allocate(CollArgs.COLL_BYTES, 8);
+        this.defaultStream = new CudaStream(this, ctx, ctx.streamCreate(), true);
+        streams.add(defaultStream);
+        MemorySegment flag = MemorySegment.ofAddress(abortHost).reinterpret(4);
+        comm.onAbort(() -> FLAG.setVolatile(flag, 0L, 1));
+    }
+
+    /**
+     * Connects a communicator's rings on this GPU.
+     *
+     * @param ctx      this rank's context
+     * @param device   this rank's device, as the communicator reports it
+     * @param comm     the communicator being built
+     * @param fatbin   the kernels
+     * @param contexts contexts of this process's GPUs by ordinal (peer access)
+     * @return the collectives
+     */
+    public static CudaCollectives connect(CudaContext ctx, Device device, DeviceCommContext comm, byte[] fatbin,
+                                          IntFunction<CudaContext> contexts) {
+        KernelModule kernels = KernelModule.of(ctx, fatbin);
+        int stepBytes = comm.simpleStepBytes();
+        RingChannels channels = comm.nranks() > 1
+                ? RingChannels.connect(ctx, comm, comm.rings().size(), stepBytes, contexts) : null;
+        long abortHost = ctx.hostAllocMapped(64);
+        try {
+            return new CudaCollectives(ctx, device, comm, kernels, channels, stepBytes, abortHost);
+        } catch (RuntimeException | Error e) {
+            ctx.freeHost(abortHost);
+            if (channels != null) {
+                channels.close();
+            }
+            throw e;
+        }
+    }
+
+    long opTimeoutNanos() {
+        return comm.opTimeoutNanos();
+    }
+
+    String abortReason() {
+        return comm.abortReason();
+    }
+
+    void fail(String where, NcclException e) {
+        comm.fail("rank " + comm.rank() + " " + where, e);
+    }
+
+    /** An operation that finished after an abort may have ended early: its data is not to be trusted. */
+    void checkFailure(String what) {
+        String reason = comm.abortReason();
+        if (reason != null) {
+            throw NcclException.of(Result.INVALID_USAGE, what + " interrupted: communicator " + reason,
+                    "the communicator was aborted; create a new one");
+        }
+    }
+
+    @Override
+    public DeviceBuffer allocate(long bytes) {
+        return new CudaBuffer(ctx, device, ctx.memAlloc(bytes), bytes, true);
+    }
+
+    @Override
+    public DeviceBuffer wrap(long address, long bytes) {
+        PointerInfo info = ctx.pointerInfo(address);
+        if (info.memoryType() != PointerInfo.DEVICE || info.device() != ctx.device()) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "0x" + Long.toHexString(address) + " is not device memory of "
+                    + device + " (CUDA memory type " + info.memoryType() + ", device " + info.device() + ")",
+                    "wrap memory allocated on this communicator's GPU (NCCL_CHECK_POINTERS' check)");
+        }
+        return new CudaBuffer(ctx, device, address, bytes, false);
+    }
+
+    @Override
+    public Stream createStream() {
+        CudaStream s = new CudaStream(this, ctx, ctx.streamCreate(), true);
+        streams.add(s);
+        return s;
+    }
+
+    @Override
+    public Stream wrapStream(long handle) {
+        CudaStream s = new CudaStream(this, ctx, handle, false);
+        streams.add(s);
+        return s;
+    }
+
+    @Override
+    public Stream defaultStream() {
+        return defaultStream;
+    }
+
+    @Override
+    public Completion launch(DeviceCollOp op, Stream stream) {
+        if (!(stream instanceof CudaStream s) || s.owner() != this || s.isClosed()) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "stream " + stream + " is not an open stream of rank "
+                    + comm.rank() + "'s communicator", "use comm.createStream(), comm.wrapStream() or defaultStream()");
+        }
+        boolean bytes = op.kind() == DeviceCollOp.Kind.BROADCAST || op.kind() == DeviceCollOp.Kind.ALL_GATHER;
+        long count = bytes ? op.count() * op.type().size() : op.count();
+        int n = comm.nranks();
+        synchronized (this) {
+            if (n == 1) {
+                copyLocal(op, s);
+            } else {
+                CollArgs.coll(args, op.send().address(), op.recv().address(), count, channels.address(), abortDevice, n,
+                        op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code(),
+                        stepBytes, channels.count());
+                ctx.launch(kernels.ring(op.kind()), channels.count(), THREADS, 0, s.handle(), args.address(),
+                        CollArgs.COLL_BYTES);
+            }
+            long event = ctx.eventCreate(false);
+            ctx.eventRecord(event, s.handle());
+            return new CudaCompletion(this, ctx, event, op.kind().ncclName() + " of rank " + comm.rank());
+        }
+    }
+
+    /** One rank: every collective is a copy (AVG over one rank changes nothing). */
+    private void copyLocal(DeviceCollOp op, CudaStream s) {
+        long bytes = op.count() * op.type().size();
+        if (bytes > 0 && op.send().address() != op.recv().address()) {
+            ctx.copyDtoD(op.recv().address(), op.send().address(), bytes, s.handle());
+        }
+    }
+
+    /**
+     * Element-wise kernel on this GPU (dst = a OP b, or a's pre/post op), for the reduction tests
+     * and benchmarks.
+     *
+     * @param mode 0 reduce, 1 pre-op of a, 2 post-op of a ({@code N4J_LOCAL_*})
+     */
+    public Completion local(DeviceBuffer a, DeviceBuffer b, DeviceBuffer dst, long count, DataType type,
+                            org.nccl4j.RedOp op, int nranks, int mode, Stream stream) {
+        CudaStream s = (CudaStream) stream;
+        synchronized (this) {
+            MemorySegment l = args.asSlice(0, CollArgs.LOCAL_BYTES);
+            CollArgs.local(l, a.address(), b == null ? 0 : b.address(), dst.address(), count, type.code(), op.code(),
+                    nranks, mode);
+            int blocks = (int) Math.max(1, Math.min(1024, (count + THREADS - 1) / THREADS));
+            ctx.launch(kernels.local(), blocks, THREADS, 0, s.handle(), l.address(), CollArgs.LOCAL_BYTES);
+            long event = ctx.eventCreate(false);
+            ctx.eventRecord(event, s.handle());
+            return new CudaCompletion(this, ctx, event, "local " + op + " of " + type);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        boolean idle = true;
+        for (CudaStream s : streams) {
+            idle &= s.owner() == this && waitIdle(s);
+        }
+        if (!idle) {
+            // Kernels still wait for peers: stop them, then give them the abort bound.
+            comm.fail("destroy", NcclException.of(Result.INVALID_USAGE, "destroyed while kernels were running", null));
+            idle = true;
+            for (CudaStream s : streams) {
+                idle &= waitIdle(s);
+            }
+        }
+        streams.forEach(CudaStream::close);
+        if (idle) {
+            if (channels != null) {
+                channels.close();
+            }
+            ctx.freeHost(abortHost);
+            arena.close();
+        } else {
+            Log.warn("rank %d: kernels still running at destroy; device memory kept", comm.rank());
+        }
+    }
+
+    private boolean waitIdle(CudaStream s) {
+        try {
+            return s.synchronize(comm.abortReason() == null ? comm.opTimeoutNanos() : 2_000_000_000L);
+        } catch (NcclException e) {
+            return s.query();
+        }
+    }
+}

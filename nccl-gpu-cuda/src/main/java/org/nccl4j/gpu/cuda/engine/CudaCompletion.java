@@ -1,0 +1,66 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.nccl4j.Completion;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
+
+/** A collective's completion: a CUDA event recorded on its stream right after the kernel. */
+final class CudaCompletion implements Completion {
+    private final CudaCollectives owner;
+    private final CudaContext ctx;
+    private final long event;
+    private final String what;
+    private final AtomicBoolean released = new AtomicBoolean();
+    private volatile boolean done;
+
+    CudaCompletion(CudaCollectives owner, CudaContext ctx, long event, String what) {
+        this.owner = owner;
+        this.ctx = ctx;
+        this.event = event;
+        this.what = what;
+    }
+
+    @Override
+    public synchronized boolean isDone() {
+        if (!done && !released.get() && ctx.eventQuery(event)) {
+            finish();
+        }
+        return done;
+    }
+
+    @Override
+    public void await() {
+        if (!await(Duration.ofNanos(owner.opTimeoutNanos()))) {
+            NcclException e = NcclException.of(Result.TIMEOUT, what + " did not finish within "
+                    + owner.opTimeoutNanos() / 1_000_000 + " ms", "a peer may not have called the same collective;"
+                    + " NCCL4J_OP_TIMEOUT_MS sets the bound");
+            owner.fail(what, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean await(Duration timeout) {
+        boolean ok = DeviceWait.await(this::isDone, timeout.toNanos(), owner::abortReason, what);
+        if (ok) {
+            owner.checkFailure(what);
+        }
+        return ok;
+    }
+
+    @Override
+    public CompletableFuture<Void> future() {
+        return CompletableFuture.runAsync(this::await);
+    }
+
+    private void finish() {
+        done = true;
+        if (released.compareAndSet(false, true)) {
+            ctx.eventDestroy(event);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+import org.nccl4j.Stream;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
+
+/** A CUDA stream of a communicator's device: created here (destroyed on close) or wrapped. */
+final class CudaStream implements Stream {
+    private final CudaCollectives owner;
+    private final CudaContext ctx;
+    private final long handle;
+    private final boolean owned;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    CudaStream(CudaCollectives owner, CudaContext ctx, long handle, boolean owned) {
+        this.owner = owner;
+        this.ctx = ctx;
+        this.handle = handle;
+        this.owned = owned;
+    }
+
+    CudaCollectives owner() {
+        return owner;
+    }
+
+    @Override
+    public long handle() {
+        return handle;
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    @Override
+    public void synchronize() {
+        if (!synchronize(owner.opTimeoutNanos())) {
+            throw NcclException.of(Result.TIMEOUT, "stream " + this + " did not finish within "
+                    + owner.opTimeoutNanos() / 1_000_000 + " ms", "a peer may not have called the same collective;"
+                    + " NCCL4J_OP_TIMEOUT_MS sets the bound");
+        }
+        owner.checkFailure("stream " + this);
+    }
+
+    /** @return whether everything enqueued so far finished within the bound */
+    boolean synchronize(long timeoutNanos) {
+        long event = ctx.eventCreate(false);
+        try {
+            ctx.eventRecord(event, handle);
+            return DeviceWait.await(() -> ctx.eventQuery(event), timeoutNanos, owner::abortReason, "stream " + this);
+        } finally {
+            ctx.eventDestroy(event);
+        }
+    }
+
+    @Override
+    public boolean query() {
+        return ctx.streamQuery(handle);
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            boolean done;
+            try {
+                done = synchronize(owner.opTimeoutNanos());
+            } catch (NcclException e) {
+                done = false;
+            }
+            if (owned && done) {
+                ctx.streamDestroy(handle);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "cudaStream 0x" + Long.toHexString(handle);
+    }
+}
