@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The modules depend down the README's module table: the API and the net SPI on nothing of
  * nccl4j, each net only on the SPI, the core on the API and the SPI (nets reach it through
- * ServiceLoader), and only the applications on the core. Reads the main classes of every
+ * ServiceLoader), the CUDA backend on the core and the API (never on a net), and only the
+ * applications and the device backends on the core. Reads the main classes of every
  * module on this class path (the reactor's jars), none of their tests.
  */
 class ModuleLayeringTest {
@@ -25,14 +26,16 @@ class ModuleLayeringTest {
                 .layer("Socket").definedBy("org.nccl4j.net.socket..")
                 .layer("IB").definedBy("org.nccl4j.net.ib..")
                 .layer("NativeNets").definedBy("org.nccl4j.net.ext..")
+                .layer("Cuda").definedBy("org.nccl4j.gpu.cuda..")
                 .layer("Apps").definedBy("org.nccl4j.examples..")
                 .whereLayer("Apps").mayNotBeAccessedByAnyLayer()
-                .whereLayer("Core").mayOnlyBeAccessedByLayers("Apps")
+                .whereLayer("Core").mayOnlyBeAccessedByLayers("Cuda", "Apps")
                 .whereLayer("Socket").mayOnlyBeAccessedByLayers("Apps")
                 .whereLayer("IB").mayOnlyBeAccessedByLayers("Apps")
                 .whereLayer("NativeNets").mayOnlyBeAccessedByLayers("Apps")
+                .whereLayer("Cuda").mayOnlyBeAccessedByLayers("Apps")
                 .whereLayer("NetSpi").mayOnlyBeAccessedByLayers("Core", "Socket", "IB", "NativeNets", "Apps")
-                .whereLayer("API").mayOnlyBeAccessedByLayers("Core", "Apps")
+                .whereLayer("API").mayOnlyBeAccessedByLayers("Core", "Cuda", "Apps")
                 .check(all);
     }
 }

@@ -1,0 +1,26 @@
+package org.nccl4j.gpu.cuda.driver;
+
+/**
+ * What CUDA knows of an address ({@code cuPointerGetAttributes}).
+ *
+ * @param memoryType {@link #HOST}, {@link #DEVICE}, {@link #ARRAY}, {@link #UNIFIED} (the
+ *                   driver's {@code CU_MEMORYTYPE_*}), or 0 when CUDA does not know the address
+ *                   (plain host memory)
+ * @param device     the ordinal of the device the memory belongs to, -1 when unknown to CUDA
+ * @param managed    whether it is managed (unified) memory
+ */
+public record PointerInfo(int memoryType, int device, boolean managed) {
+    /** {@code CU_MEMORYTYPE_HOST}: pinned or registered host memory. */
+    public static final int HOST = 1;
+    /** {@code CU_MEMORYTYPE_DEVICE}. */
+    public static final int DEVICE = 2;
+    /** {@code CU_MEMORYTYPE_ARRAY}. */
+    public static final int ARRAY = 3;
+    /** {@code CU_MEMORYTYPE_UNIFIED}. */
+    public static final int UNIFIED = 4;
+
+    /** @return whether CUDA knows the address at all */
+    public boolean known() {
+        return memoryType != 0;
+    }
+}

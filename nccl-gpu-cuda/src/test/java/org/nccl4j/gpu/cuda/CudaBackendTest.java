@@ -1,0 +1,37 @@
+package org.nccl4j.gpu.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
+
+/** Device choice and bus ids, which need no GPU. */
+class CudaBackendTest {
+    @Test
+    void busIdIsItsHexDigitsAsNcclReadsThem() {
+        assertEquals(0x3b000L, BusId.toInt64("0000:3b:00.0"));
+        assertEquals(0x7000L, BusId.toInt64("0000:07:00.0"));
+        assertEquals(0x1001a1L, BusId.toInt64("0001:00:1a.1"));
+        assertEquals(0x1L, BusId.toInt64("0000:00:00.1 trailing"));
+    }
+
+    @Test
+    void aPinnedDeviceIsTakenPropertyFirst() {
+        assertEquals(-1, CudaBackend.pinned(null, null, 4));
+        assertEquals(-1, CudaBackend.pinned(null, " ", 4));
+        assertEquals(2, CudaBackend.pinned(null, "2", 4));
+        assertEquals(3, CudaBackend.pinned("3", "2", 4));
+    }
+
+    @Test
+    void aDeviceThatIsNotVisibleIsRefusedNamingIt() {
+        NcclException e = assertThrows(NcclException.class, () -> CudaBackend.pinned(null, "4", 4));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        assertEquals("NCCL4J_CUDA_DEVICE=4 is not a CUDA device of this process: it sees 4 (0..3)", e.detail());
+        NcclException word = assertThrows(NcclException.class, () -> CudaBackend.pinned("gpu0", null, 1));
+        assertTrue(word.detail().startsWith("-Dnccl4j.cuda.device=gpu0 is not a CUDA device"), word.detail());
+    }
+}
