@@ -25,6 +25,8 @@ typedef __nv_bfloat16 n4j_bf16;
 #define N4J_STEPS 8
 // Threads per block (one block per channel), NCCL's default for Simple.
 #define N4J_THREADS 512
+// 16-byte packs each thread loads before using any (loads in flight).
+#define N4J_UNROLL 4
 // Spins between two reads of the host-mapped abort flag (a read crosses PCIe).
 #define N4J_ABORT_CHECK_SPINS 1024
 

@@ -82,30 +82,57 @@ template <typename T, typename Red> struct n4j_prims {
     return pre && Red::kPre ? red.pre(src[i]) : src[i];
   }
 
+  // One pack of the output from the received pack r and the own pack s.
+  __device__ n4j_pack<T> combine(int mode, const n4j_pack<T>& r, const n4j_pack<T>& s, bool pre, bool post) const {
+    const int per = 16 / sizeof(T);
+    n4j_pack<T> o;
+#pragma unroll
+    for (int k = 0; k < per; k++) {
+      if (mode & N4J_REDUCE) {
+        T own = pre && Red::kPre ? red.pre(s.e[k]) : s.e[k];
+        T v = red.apply(r.e[k], own);
+        o.e[k] = post && Red::kPost ? red.post(v) : v;
+      } else if (mode & N4J_RECV) {
+        o.e[k] = r.e[k];
+      } else {
+        o.e[k] = pre && Red::kPre ? red.pre(s.e[k]) : s.e[k];
+      }
+    }
+    return o;
+  }
+
   __device__ void move(int mode, const T* src, T* dst, const T* rbuf, T* sbuf, size_t nelem, bool pre, bool post) {
     const size_t per = 16 / sizeof(T);
     uintptr_t mis = (uintptr_t)rbuf | (uintptr_t)sbuf | (uintptr_t)src | (uintptr_t)dst;
     size_t head = 0;
     if ((mis & 15) == 0) {
-      // 16-byte packs while every pointer is aligned (slots are; chunk offsets are multiples of 64 bytes).
-      size_t packs = nelem / per;
-      for (size_t p = threadIdx.x; p < packs; p += blockDim.x) {
-        n4j_pack<T> o;
+      // 16-byte packs while every pointer is aligned (slots are; chunk offsets are multiples of
+      // 64 bytes), N4J_UNROLL of them per thread loaded before any is used, so that several
+      // loads per thread are in flight.
+      const size_t packs = nelem / per;
+      const size_t step = (size_t)blockDim.x * N4J_UNROLL;
+      size_t p0 = threadIdx.x;
+      for (; p0 + (N4J_UNROLL - 1) * blockDim.x < packs; p0 += step) {
+        n4j_pack<T> r[N4J_UNROLL], s[N4J_UNROLL];
+#pragma unroll
+        for (int u = 0; u < N4J_UNROLL; u++) {
+          size_t p = p0 + u * blockDim.x;
+          if (mode & N4J_RECV) r[u].v = N4J_LOAD_CG(reinterpret_cast<const uint4*>(rbuf) + p);
+          if (mode & N4J_SRC) s[u].v = reinterpret_cast<const uint4*>(src)[p];
+        }
+#pragma unroll
+        for (int u = 0; u < N4J_UNROLL; u++) {
+          n4j_pack<T> o = combine(mode, r[u], s[u], pre, post);
+          size_t p = p0 + u * blockDim.x;
+          if (mode & N4J_DST) reinterpret_cast<uint4*>(dst)[p] = o.v;
+          if (mode & N4J_SEND) reinterpret_cast<uint4*>(sbuf)[p] = o.v;
+        }
+      }
+      for (size_t p = p0; p < packs; p += blockDim.x) {
         n4j_pack<T> r, s;
         if (mode & N4J_RECV) r.v = N4J_LOAD_CG(reinterpret_cast<const uint4*>(rbuf) + p);
         if (mode & N4J_SRC) s.v = reinterpret_cast<const uint4*>(src)[p];
-#pragma unroll
-        for (int k = 0; k < (int)per; k++) {
-          if (mode & N4J_REDUCE) {
-            T own = pre && Red::kPre ? red.pre(s.e[k]) : s.e[k];
-            T v = red.apply(r.e[k], own);
-            o.e[k] = post && Red::kPost ? red.post(v) : v;
-          } else if (mode & N4J_RECV) {
-            o.e[k] = r.e[k];
-          } else {
-            o.e[k] = pre && Red::kPre ? red.pre(s.e[k]) : s.e[k];
-          }
-        }
+        n4j_pack<T> o = combine(mode, r, s, pre, post);
         if (mode & N4J_DST) reinterpret_cast<uint4*>(dst)[p] = o.v;
         if (mode & N4J_SEND) reinterpret_cast<uint4*>(sbuf)[p] = o.v;
       }

@@ -3,6 +3,10 @@ package org.nccl4j.examples;
 import java.time.Duration;
 import java.util.List;
 import org.nccl4j.CommConfig;
+import org.nccl4j.core.device.HostBackend;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.param.Source;
 import picocli.CommandLine.Option;
 
 /** How a command gets its ranks: local rank JVMs, threads of this JVM, or a launcher's environment. */
@@ -28,9 +32,20 @@ final class RankOptions {
                 || (env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_NTASKS"));
     }
 
-    /** @return the communicator config these options ask for ({@code --init-timeout}) */
+    /**
+     * @return the communicator config these options ask for ({@code --init-timeout}); the host
+     *     backend unless {@code NCCL4J_DEVICE} says otherwise, since train and perf move host
+     *     memory (on a GPU machine the cuda backend would come first and refuse it)
+     */
     CommConfig config() {
-        return initTimeout == null ? CommConfig.defaults() : CommConfig.builder().initTimeout(initTimeout).build();
+        CommConfig.Builder b = CommConfig.builder();
+        if (initTimeout != null) {
+            b.initTimeout(initTimeout);
+        }
+        if (Config.global().setting(Params.DEVICE).source() == Source.DEFAULT) {
+            b.param(Params.DEVICE.envName(), HostBackend.NAME);
+        }
+        return b.build();
     }
 
     /** @return the options each rank JVM started by {@link RankLauncher} must also get */

@@ -261,7 +261,7 @@ public final class CommInit {
         }
         DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
                 plans.stream().map(ChannelPlan::ringUserRanks).toList(), buffs.stepSize(Protocol.SIMPLE), peers,
-                bootstrap, deadline, abort, failure));
+                bootstrap, deadline, abort, failure, topo.model()));
         if (onDevice != null) {
             return new Connected(null, onDevice);
         }

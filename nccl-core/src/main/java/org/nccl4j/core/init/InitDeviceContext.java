@@ -3,7 +3,12 @@ package org.nccl4j.core.init;
 import java.util.List;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.topo.tuning.AlgoSelector;
+import org.nccl4j.core.topo.tuning.Algorithm;
+import org.nccl4j.core.topo.tuning.TuningModel;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
@@ -15,7 +20,16 @@ import org.nccl4j.core.wait.Deadline;
 /** What init gives a device backend's {@code connect}: this rank, its rings, the bootstrap and the abort hooks. */
 record InitDeviceContext(int rank, LocalDevice device, Config config, List<int[]> rings, int simpleStepBytes,
                          List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline, AbortFlag abort,
-                         CommFailure failure) implements DeviceCommContext {
+                         CommFailure failure, TuningModel model) implements DeviceCommContext {
+    @Override
+    public int ringChannels(DeviceCollOp.Kind kind, long nBytes) {
+        if (peers.size() == 1) {
+            return 1;
+        }
+        int nc = AlgoSelector.fit(model, Algorithm.RING, Protocol.SIMPLE, nBytes, 0).nChannels();
+        return Math.max(1, Math.min(nc, rings.size()));
+    }
+
     @Override
     public int nranks() {
         return peers.size();

@@ -323,23 +323,15 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** One rank: the collective is a copy (with the reduction's pre/post ops, e.g. AVG). */
+    /**
+     * One rank: the collective is a plain copy, as NCCL 2.10's enqueue makes it
+     * ({@code cudaMemcpyAsync} when {@code nRanks == 1}), AVG included: over one rank it changes
+     * no value, and the copy keeps NaN payloads as NCCL does.
+     */
     private void copyLocal(CollOp op) {
         long bytes = op.count() * op.type().size();
-        if (op.func() == CollOp.Func.BROADCAST || op.func() == CollOp.Func.ALL_GATHER) {
-            if (!Prims.same(op.in().asSlice(0, bytes), op.out().asSlice(0, bytes))) {
-                MemorySegment.copy(op.in(), 0, op.out(), 0, bytes);
-            }
-            return;
-        }
-        Reducer r = Reducer.of(op.type(), op.op(), 1);
-        if (r.hasPreOp()) {
-            r.preOp(op.in(), 0, op.out(), 0, op.count());
-        } else if (!Prims.same(op.in().asSlice(0, bytes), op.out().asSlice(0, bytes))) {
+        if (!Prims.same(op.in().asSlice(0, bytes), op.out().asSlice(0, bytes))) {
             MemorySegment.copy(op.in(), 0, op.out(), 0, bytes);
-        }
-        if (r.hasPostOp()) {
-            r.postOp(op.out(), 0, op.count());
         }
     }
 

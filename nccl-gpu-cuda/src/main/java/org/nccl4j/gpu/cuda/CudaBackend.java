@@ -6,23 +6,30 @@ import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.device.DeviceCollectives;
+import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.Device;
+import org.nccl4j.gpu.cuda.engine.CudaCollectives;
+import org.nccl4j.gpu.cuda.fatbin.FatbinResource;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
 
 /**
  * The CUDA backend: a rank's device is a CUDA device of this host, identified by its PCI bus id
- * as NCCL identifies GPUs. Collectives on the GPU are being built; today the backend is found,
- * explains itself in {@code nccl4j doctor}, and ships its kernels.
+ * as NCCL identifies GPUs, and its collectives are nccl4j's kernels on that GPU
+ * ({@link CudaCollectives}).
  *
- * <p>Device choice: {@code NCCL4J_CUDA_DEVICE} (system property {@code nccl4j.cuda.device})
- * pins the ordinal; it is read here directly until the parameter joins nccl-core's registry.
- * Unset, the ranks opened in this process take ordinals 0, 1, 2, ... modulo the device count.
+ * <p>Device choice: {@code NCCL4J_CUDA_DEVICE} pins the ordinal; unset, the ranks opened in this
+ * process take ordinals 0, 1, 2, ... modulo the device count. Two ranks of one GPU are refused
+ * as NCCL refuses them ("Duplicate GPU") unless {@code NCCL4J_SHARED_DEVICE=1}: then each rank of
+ * this process gets an identity of its own on the shared GPU (bus id with bit 62 set, as the
+ * host backend builds them) and its own streams.
  */
 public final class CudaBackend implements DeviceBackend {
     /** The backend's name, as {@code NCCL4J_DEVICE} names it. */
     public static final String NAME = "cuda";
-    static final String DEVICE_ENV = "NCCL4J_CUDA_DEVICE";
-    static final String DEVICE_PROPERTY = "nccl4j.cuda.device";
     private static final AtomicInteger NEXT = new AtomicInteger();
+    private static final AtomicInteger SHARED = new AtomicInteger();
 
     private final CudaDriver driver;
 
@@ -47,38 +54,42 @@ public final class CudaBackend implements DeviceBackend {
 
     @Override
     public LocalDevice open(Config config) {
-        int dev = pinned(System.getProperty(DEVICE_PROPERTY), System.getenv(DEVICE_ENV), driver.deviceCount());
+        int dev = pinned(config.integer(Params.CUDA_DEVICE), driver.deviceCount());
         if (dev < 0) {
             dev = Math.floorMod(NEXT.getAndIncrement(), driver.deviceCount());
         }
         String busId = driver.pciBusId(dev);
+        if (config.integer(Params.SHARED_DEVICE) == 1) {
+            long pid = ProcessHandle.current().pid();
+            long id = (1L << 62) | (pid << 20) | (SHARED.getAndIncrement() & 0xfffff);
+            return new LocalDevice(NAME, dev, id, busId);
+        }
         return new LocalDevice(NAME, dev, BusId.toInt64(busId), busId);
     }
 
+    @Override
+    public DeviceCollectives connect(DeviceCommContext ctx) {
+        LocalDevice d = ctx.device();
+        return CudaCollectives.connect(driver.primaryContext(d.index()), new Device(NAME, d.index(), d.busIdText()), ctx,
+                FatbinResource.bytes(), driver::primaryContext);
+    }
+
     /**
-     * @param property {@code -Dnccl4j.cuda.device}, or {@code null}
-     * @param env      {@code NCCL4J_CUDA_DEVICE}, or {@code null}
-     * @param count    devices seen
-     * @return the pinned ordinal (the property wins), or -1 when neither is set
+     * @param value {@code NCCL4J_CUDA_DEVICE}, -1 when unset
+     * @param count devices seen
+     * @return the pinned ordinal, or -1
      * @throws NcclException with {@link Result#INVALID_ARGUMENT} for a value that is no visible device
      */
-    static int pinned(String property, String env, int count) {
-        String name = property != null ? "-D" + DEVICE_PROPERTY : DEVICE_ENV;
-        String value = property != null ? property : env;
-        if (value == null || value.isBlank()) {
+    static int pinned(long value, int count) {
+        if (value == -1) {
             return -1;
         }
-        try {
-            int dev = Integer.parseInt(value.strip());
-            if (dev >= 0 && dev < count) {
-                return dev;
-            }
-        } catch (NumberFormatException e) {
-            // reported below, as an out-of-range value is
+        if (value >= 0 && value < count) {
+            return (int) value;
         }
         throw NcclException.of(Result.INVALID_ARGUMENT,
-                name + "=" + value + " is not a CUDA device of this process: it sees " + count + " (0.." + (count - 1)
-                        + ")",
-                "set " + name + " to a device ordinal below " + count + ", or unset it to take one per rank");
+                "NCCL4J_CUDA_DEVICE=" + value + " is not a CUDA device of this process: it sees " + count + " (0.."
+                        + (count - 1) + ")",
+                "set NCCL4J_CUDA_DEVICE to a device ordinal below " + count + ", or unset it to take one per rank");
     }
 }

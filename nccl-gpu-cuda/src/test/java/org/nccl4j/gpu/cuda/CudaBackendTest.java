@@ -19,19 +19,18 @@ class CudaBackendTest {
     }
 
     @Test
-    void aPinnedDeviceIsTakenPropertyFirst() {
-        assertEquals(-1, CudaBackend.pinned(null, null, 4));
-        assertEquals(-1, CudaBackend.pinned(null, " ", 4));
-        assertEquals(2, CudaBackend.pinned(null, "2", 4));
-        assertEquals(3, CudaBackend.pinned("3", "2", 4));
+    void aPinnedDeviceIsTakenAsIs() {
+        assertEquals(-1, CudaBackend.pinned(-1, 4));
+        assertEquals(2, CudaBackend.pinned(2, 4));
+        assertEquals(0, CudaBackend.pinned(0, 1));
     }
 
     @Test
     void aDeviceThatIsNotVisibleIsRefusedNamingIt() {
-        NcclException e = assertThrows(NcclException.class, () -> CudaBackend.pinned(null, "4", 4));
+        NcclException e = assertThrows(NcclException.class, () -> CudaBackend.pinned(4, 4));
         assertEquals(Result.INVALID_ARGUMENT, e.result());
         assertEquals("NCCL4J_CUDA_DEVICE=4 is not a CUDA device of this process: it sees 4 (0..3)", e.detail());
-        NcclException word = assertThrows(NcclException.class, () -> CudaBackend.pinned("gpu0", null, 1));
-        assertTrue(word.detail().startsWith("-Dnccl4j.cuda.device=gpu0 is not a CUDA device"), word.detail());
+        NcclException negative = assertThrows(NcclException.class, () -> CudaBackend.pinned(-2, 1));
+        assertTrue(negative.detail().startsWith("NCCL4J_CUDA_DEVICE=-2 is not a CUDA device"), negative.detail());
     }
 }

@@ -55,6 +55,23 @@ public final class AlgoSelector {
         }
         Log.trace(Subsys.COLL, "%d Bytes -> Algo %d proto %d time %f", nBytes, algorithm.code(), protocol.code(), minTime);
 
+        return fit(model, algorithm, protocol, nBytes, nChannels);
+    }
+
+    /**
+     * The second half of {@code getAlgoInfo} for a given algorithm and protocol: lowers channels,
+     * then threads, while each thread would get less than its threshold of work, and adds the
+     * Simple protocol's synchronisation warps.
+     *
+     * @param model     the communicator's tuning model
+     * @param algorithm the algorithm
+     * @param protocol  the protocol
+     * @param nBytes    bytes of the call
+     * @param nChannels channels requested by the caller, 0 for the communicator's count
+     * @return the algorithm and protocol with their channels and threads
+     */
+    public static AlgoInfo fit(TuningModel model, Algorithm algorithm, Protocol protocol, long nBytes, int nChannels) {
+        TuningContext ctx = model.context();
         int nc = nChannels > 0 ? nChannels : ctx.nChannels();
         int nt = model.maxThreads(algorithm, protocol);
         int threadThreshold = (int) model.threadThreshold(algorithm, protocol);

@@ -13,10 +13,6 @@ import java.lang.foreign.ValueLayout;
 final class CallFrame {
     private static final ThreadLocal<CallFrame> FRAMES = ThreadLocal.withInitial(CallFrame::new);
 
-    // cuda.h's CU_LAUNCH_PARAM_END / _BUFFER_POINTER / _BUFFER_SIZE.
-    private static final long LAUNCH_PARAM_END = 0;
-    private static final long LAUNCH_PARAM_BUFFER_POINTER = 1;
-    private static final long LAUNCH_PARAM_BUFFER_SIZE = 2;
     /** The attributes {@link CudaContext#pointerInfo} asks for, in this order. */
     static final int[] POINTER_ATTRIBUTES = {2 /* MEMORY_TYPE */, 9 /* DEVICE_ORDINAL */, 8 /* IS_MANAGED */};
 
@@ -38,8 +34,12 @@ final class CallFrame {
      * cuLaunchKernel's {@code extra}: {BUFFER_POINTER, args, BUFFER_SIZE, &size, END, size}; the
      * last slot is where the size lives, so &size points into the block itself.
      */
-    private final MemorySegment launchExtra;
-    final Refs.Host launchExtraRef = new Refs.Host();
+    /**
+     * The presets bind cuLaunchKernel's {@code kernelParams} as {@code @ByPtrPtr}: they pass the
+     * address of a pointer holding this one's address, i.e. a one-element array whose element
+     * points at the packed struct that is the kernel's one parameter.
+     */
+    final Refs.Host kernelParam = new Refs.Host();
 
     /** cuPointerGetAttributes: three data pointers, then the three values they point at. */
     private final MemorySegment attributeData;
@@ -48,12 +48,6 @@ final class CallFrame {
 
     private CallFrame() {
         Arena arena = Arena.ofAuto();
-        launchExtra = arena.allocate(ValueLayout.JAVA_LONG, 6);
-        launchExtra.setAtIndex(ValueLayout.JAVA_LONG, 0, LAUNCH_PARAM_BUFFER_POINTER);
-        launchExtra.setAtIndex(ValueLayout.JAVA_LONG, 2, LAUNCH_PARAM_BUFFER_SIZE);
-        launchExtra.setAtIndex(ValueLayout.JAVA_LONG, 3, launchExtra.address() + 5 * Long.BYTES);
-        launchExtra.setAtIndex(ValueLayout.JAVA_LONG, 4, LAUNCH_PARAM_END);
-        launchExtraRef.at(launchExtra.address());
 
         attributeData = arena.allocate(ValueLayout.JAVA_LONG, 6);
         for (int i = 0; i < 3; i++) {
@@ -68,17 +62,6 @@ final class CallFrame {
     /** @return this thread's frame */
     static CallFrame get() {
         return FRAMES.get();
-    }
-
-    /**
-     * @param argsAddress the packed kernel arguments in host memory
-     * @param argsBytes   their size
-     * @return cuLaunchKernel's {@code extra} for them
-     */
-    Refs.Host launchExtra(long argsAddress, long argsBytes) {
-        launchExtra.setAtIndex(ValueLayout.JAVA_LONG, 1, argsAddress);
-        launchExtra.setAtIndex(ValueLayout.JAVA_LONG, 5, argsBytes);
-        return launchExtraRef;
     }
 
     /** Zeroes the attribute values before a cuPointerGetAttributes call. */

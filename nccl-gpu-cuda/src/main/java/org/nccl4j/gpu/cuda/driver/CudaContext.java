@@ -427,9 +427,9 @@ public final class CudaContext {
     }
 
     /**
-     * Queues a kernel on a stream, one-dimensional grid and block. The arguments are one packed
-     * struct in host memory, laid out as the kernel's parameters are (the driver copies it
-     * before this returns, so the memory may be reused at once).
+     * Queues a kernel on a stream, one-dimensional grid and block. The kernel takes exactly one
+     * parameter, a struct, packed in host memory at {@code argsAddress} as the kernel lays it out
+     * (the driver copies it before this returns, so the memory may be reused at once).
      *
      * @param function    the kernel
      * @param gridX       blocks
@@ -442,9 +442,9 @@ public final class CudaContext {
     public void launch(long function, int gridX, int blockX, int sharedBytes, long stream, long argsAddress,
                        long argsBytes) {
         CallFrame f = enter();
-        Pointer extra = argsBytes == 0 ? null : f.launchExtra(argsAddress, argsBytes);
+        Pointer params = argsBytes == 0 ? null : f.kernelParam.at(argsAddress);
         int rc = cuLaunchKernel(f.function.at(function), gridX, 1, 1, blockX, 1, 1, sharedBytes, f.stream.at(stream),
-                (Pointer) null, extra);
+                params, (Pointer) null);
         if (rc != CuResult.SUCCESS) {
             throw CuResult.error(rc, "cuLaunchKernel(0x" + Long.toHexString(function) + ", grid " + gridX + ", block "
                     + blockX + ", shared " + sharedBytes + ", stream 0x" + Long.toHexString(stream) + ", args "

@@ -160,11 +160,13 @@ public final class CudaCollectives implements DeviceCollectives {
             if (n == 1) {
                 copyLocal(op, s);
             } else {
+                boolean perRank = op.kind() == DeviceCollOp.Kind.ALL_GATHER || op.kind() == DeviceCollOp.Kind.REDUCE_SCATTER;
+                long nBytes = op.count() * op.type().size() * (perRank ? n : 1);
+                int nc = comm.ringChannels(op.kind(), nBytes);
                 CollArgs.coll(args, op.send().address(), op.recv().address(), count, channels.address(), abortDevice, n,
                         op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code(),
-                        stepBytes, channels.count());
-                ctx.launch(kernels.ring(op.kind()), channels.count(), THREADS, 0, s.handle(), args.address(),
-                        CollArgs.COLL_BYTES);
+                        stepBytes, nc);
+                ctx.launch(kernels.ring(op.kind()), nc, THREADS, 0, s.handle(), args.address(), CollArgs.COLL_BYTES);
             }
             long event = ctx.eventCreate(false);
             ctx.eventRecord(event, s.handle());

@@ -7,12 +7,14 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 
 /**
- * Waits for device work by polling (a CUDA event cannot wake a Java thread): spins for a few
- * microseconds, then parks in short steps. Bounded by a deadline, and ends early once the
- * communicator is aborted and the work still is not done.
+ * Waits for device work by polling (a CUDA event cannot wake a Java thread), as CUDA's own
+ * spin-then-yield scheduling does: spins while the kernel is likely to end soon (a parked
+ * thread wakes tens of microseconds late), then yields, then parks in short steps. Bounded by a
+ * deadline, and ends early once the communicator is aborted and the work still is not done.
  */
 final class DeviceWait {
-    private static final long SPIN_NANOS = 20_000;
+    private static final long SPIN_NANOS = 200_000;
+    private static final long YIELD_NANOS = 2_000_000;
     private static final long PARK_NANOS = 20_000;
 
     private DeviceWait() {
@@ -47,6 +49,8 @@ final class DeviceWait {
             }
             if (now - start < SPIN_NANOS) {
                 Thread.onSpinWait();
+            } else if (now - start < YIELD_NANOS) {
+                Thread.yield();
             } else {
                 LockSupport.parkNanos(PARK_NANOS);
             }

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.CommConfig;
@@ -40,15 +40,22 @@ class CudaCollectivesGpuTest {
     private static final String BUFFSIZE = "65536";
     private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
 
-    @BeforeAll
-    static void needsGpu() {
-        String why = null;
+    /** Why the GPU is not usable here, or null; asked once. */
+    private static final String NO_GPU = noGpu();
+
+    private static String noGpu() {
         try {
             new CudaBackendProvider().create();
+            return null;
         } catch (Exception e) {
-            why = e.getMessage();
+            return e.getMessage();
         }
-        Assumptions.assumeTrue(why == null, "no usable CUDA GPU: " + why);
+    }
+
+    // Per test rather than @BeforeAll, so that each test is reported skipped, with the reason.
+    @BeforeEach
+    void needsGpu() {
+        Assumptions.assumeTrue(NO_GPU == null, "no usable CUDA GPU: " + NO_GPU);
     }
 
     private static CommConfig config(String device) {
