@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,6 +44,8 @@ public final class CudaCollectives implements DeviceCollectives {
     private final MemorySegment args;
     private final Arena arena = Arena.ofShared();
     private final List<CudaStream> streams = new CopyOnWriteArrayList<>();
+    /** Completions whose event may still be alive, oldest first: users often never await them. */
+    private final ArrayDeque<CudaCompletion> pending = new ArrayDeque<>();
     private final CudaStream defaultStream;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -136,7 +139,13 @@ public final class CudaCollectives implements DeviceCollectives {
     }
 
     @Override
-    public Stream wrapStream(long handle) {
+    public synchronized Stream wrapStream(long handle) {
+        // A training loop may wrap its framework's stream every step: one wrapper per handle.
+        for (CudaStream open : streams) {
+            if (open.handle() == handle && !open.isClosed()) {
+                return open;
+            }
+        }
         CudaStream s = new CudaStream(this, ctx, handle, false);
         streams.add(s);
         return s;
@@ -170,8 +179,20 @@ public final class CudaCollectives implements DeviceCollectives {
             }
             long event = ctx.eventCreate(false);
             ctx.eventRecord(event, s.handle());
-            return new CudaCompletion(this, ctx, event, op.kind().ncclName() + " of rank " + comm.rank());
+            return track(new CudaCompletion(this, ctx, event, op.kind().ncclName() + " of rank " + comm.rank()));
         }
+    }
+
+    /**
+     * Keeps a new completion and releases the events of the oldest ones that finished, so that
+     * a loop that only synchronizes its stream does not pile up events. Called under the lock.
+     */
+    private CudaCompletion track(CudaCompletion c) {
+        while (!pending.isEmpty() && pending.peekFirst().isDone()) {
+            pending.pollFirst();
+        }
+        pending.addLast(c);
+        return c;
     }
 
     /** One rank: every collective is a copy (AVG over one rank changes nothing). */
@@ -199,7 +220,7 @@ public final class CudaCollectives implements DeviceCollectives {
             ctx.launch(kernels.local(), blocks, THREADS, 0, s.handle(), l.address(), CollArgs.LOCAL_BYTES);
             long event = ctx.eventCreate(false);
             ctx.eventRecord(event, s.handle());
-            return new CudaCompletion(this, ctx, event, "local " + op + " of " + type);
+            return track(new CudaCompletion(this, ctx, event, "local " + op + " of " + type));
         }
     }
 
@@ -221,6 +242,10 @@ public final class CudaCollectives implements DeviceCollectives {
             }
         }
         streams.forEach(CudaStream::close);
+        synchronized (this) {
+            pending.forEach(CudaCompletion::release);
+            pending.clear();
+        }
         if (idle) {
             if (channels != null) {
                 channels.close();

@@ -10,6 +10,8 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /** A collective's completion: a CUDA event recorded on its stream right after the kernel. */
 final class CudaCompletion implements Completion {
+    /** Events of this process's completions not yet destroyed (tests watch it for leaks). */
+    static final java.util.concurrent.atomic.AtomicInteger LIVE = new java.util.concurrent.atomic.AtomicInteger();
     private final CudaCollectives owner;
     private final CudaContext ctx;
     private final long event;
@@ -22,6 +24,7 @@ final class CudaCompletion implements Completion {
         this.ctx = ctx;
         this.event = event;
         this.what = what;
+        LIVE.incrementAndGet();
     }
 
     @Override
@@ -59,8 +62,14 @@ final class CudaCompletion implements Completion {
 
     private void finish() {
         done = true;
+        release();
+    }
+
+    /** Destroys the event (once); a completion released before it finished then reports done only by its stream. */
+    synchronized void release() {
         if (released.compareAndSet(false, true)) {
             ctx.eventDestroy(event);
+            LIVE.decrementAndGet();
         }
     }
 }

@@ -26,6 +26,8 @@ import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 import org.nccl4j.gpu.cuda.CudaBackendProvider;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.gpu.cuda.driver.CudaDriver;
 
 /**
  * Every collective of the cuda backend, on ranks sharing this machine's GPU as threads, against
@@ -307,6 +309,74 @@ class CudaCollectivesGpuTest {
             }
         } finally {
             again.forEach(Communicator::close);
+        }
+    }
+
+    @Test
+    void foreignBuffersAndStreamsAreWrappedAndUsed() throws Exception {
+        CudaContext ctx = CudaDriver.load().primaryContext(0);
+        List<Communicator> gpu = Nccl.commInitAll(2, config("cuda"));
+        long[] mem = new long[2];
+        long[] streams = new long[2];
+        try (Arena arena = Arena.ofConfined()) {
+            List<Completion> done = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                // Another library's allocation and stream, as JavaCPP, DJL or PyTorch hand them over.
+                mem[r] = ctx.memAlloc(4000);
+                streams[r] = ctx.streamCreate();
+                MemorySegment in = arena.allocate(ValueLayout.JAVA_INT, 1000);
+                for (int i = 0; i < 1000; i++) {
+                    in.setAtIndex(ValueLayout.JAVA_INT, i, i + r * 1_000_000);
+                }
+                ctx.copyHtoD(mem[r], in.address(), 4000, 0);
+                Communicator c = gpu.get(r);
+                DeviceBuffer b = c.wrap(mem[r], 4000);
+                org.nccl4j.Stream s = c.wrapStream(streams[r]);
+                assertTrue(s == c.wrapStream(streams[r]), "one wrapper per foreign stream");
+                assertEquals(streams[r], s.handle());
+                done.add(c.allReduce(b, b, 1000, DataType.INT32, RedOp.MAX, s));
+            }
+            done.forEach(Completion::await);
+            MemorySegment out = arena.allocate(ValueLayout.JAVA_INT, 1000);
+            for (int r = 0; r < 2; r++) {
+                ctx.copyDtoH(out.address(), mem[r], 4000, 0);
+                for (int i = 0; i < 1000; i++) {
+                    assertEquals(i + 1_000_000, out.getAtIndex(ValueLayout.JAVA_INT, i), "rank " + r + " element " + i);
+                }
+            }
+        } finally {
+            gpu.forEach(Communicator::close);
+            for (int r = 0; r < 2; r++) {
+                // Still ours after nccl4j let go: freeing them must succeed.
+                ctx.streamDestroy(streams[r]);
+                ctx.memFree(mem[r]);
+            }
+        }
+    }
+
+    @Test
+    void completionsNobodyAwaitsReleaseTheirEvents() {
+        List<Communicator> gpu = Nccl.commInitAll(2, config("cuda"));
+        int before = CudaCompletion.LIVE.get();
+        try {
+            List<DeviceBuffer> bufs = List.of(gpu.get(0).allocate(4096), gpu.get(1).allocate(4096));
+            for (int i = 0; i < 5000; i++) {
+                for (int r = 0; r < 2; r++) {
+                    // The completion is dropped, as a loop that only synchronizes its stream does.
+                    gpu.get(r).allReduce(bufs.get(r), bufs.get(r), 1024, DataType.FLOAT32, RedOp.SUM,
+                            gpu.get(r).defaultStream());
+                }
+            }
+            gpu.forEach(c -> c.defaultStream().synchronize());
+            gpu.get(0).allReduce(bufs.get(0), bufs.get(0), 1024, DataType.FLOAT32, RedOp.SUM,
+                    gpu.get(0).defaultStream());
+            gpu.get(1).allReduce(bufs.get(1), bufs.get(1), 1024, DataType.FLOAT32, RedOp.SUM,
+                    gpu.get(1).defaultStream()).await();
+            gpu.get(0).defaultStream().synchronize();
+            int live = CudaCompletion.LIVE.get() - before;
+            assertTrue(live <= 4, live + " events still held after 5001 finished collectives per rank");
+        } finally {
+            gpu.forEach(Communicator::close);
         }
     }
 
