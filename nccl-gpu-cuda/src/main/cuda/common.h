@@ -66,16 +66,3 @@ struct n4j_coll_args {
   int stepBytes;              // bytes of one FIFO slot
   int nChannels;
 };
-
-// A local element-wise kernel's arguments (Reduce_Local): dst = a OP b, or one operand's pre/post op.
-enum { N4J_LOCAL_REDUCE = 0, N4J_LOCAL_PREOP = 1, N4J_LOCAL_POSTOP = 2 };
-struct n4j_local_args {
-  const void* a;
-  const void* b;
-  void* dst;
-  uint64_t count;
-  int dtype;
-  int redop;
-  int nranks;
-  int mode;
-};

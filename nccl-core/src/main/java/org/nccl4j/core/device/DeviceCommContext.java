@@ -32,11 +32,10 @@ public interface DeviceCommContext {
      * The channels a Ring/Simple call of this size runs on: the tuning model's
      * ({@code getAlgoInfo}'s) fewer channels for small calls, as the host engine runs them.
      *
-     * @param kind   the collective
      * @param nBytes the call's bytes (count x type size, x nranks for AllGather and ReduceScatter)
      * @return 1 to {@code rings().size()}
      */
-    int ringChannels(DeviceCollOp.Kind kind, long nBytes);
+    int ringChannels(long nBytes);
 
     /** @return bytes of one FIFO slot of the Simple protocol ({@code NCCL_BUFFSIZE / NCCL_STEPS}) */
     int simpleStepBytes();

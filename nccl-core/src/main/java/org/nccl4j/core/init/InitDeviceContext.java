@@ -3,7 +3,6 @@ package org.nccl4j.core.init;
 import java.util.List;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.bootstrap.Bootstrap;
-import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.topo.tuning.AlgoSelector;
@@ -22,7 +21,7 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<int[]
                          List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline, AbortFlag abort,
                          CommFailure failure, TuningModel model) implements DeviceCommContext {
     @Override
-    public int ringChannels(DeviceCollOp.Kind kind, long nBytes) {
+    public int ringChannels(long nBytes) {
         if (peers.size() == 1) {
             return 1;
         }

@@ -4,14 +4,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The kernels' parameter blocks, packed as {@code common.h} lays them out (natural alignment,
+ * The ring kernels' parameter block, packed as {@code common.h} lays them out (natural alignment,
  * little-endian): the launcher hands the bytes to {@code cuLaunchKernel} as they are.
  */
 final class CollArgs {
     /** {@code struct n4j_coll_args}. */
     static final int COLL_BYTES = 64;
-    /** {@code struct n4j_local_args}. */
-    static final int LOCAL_BYTES = 48;
 
     private CollArgs() {
     }
@@ -29,17 +27,5 @@ final class CollArgs {
         a.set(ValueLayout.JAVA_INT, 52, redop);
         a.set(ValueLayout.JAVA_INT, 56, stepBytes);
         a.set(ValueLayout.JAVA_INT, 60, nChannels);
-    }
-
-    static void local(MemorySegment a, long x, long y, long dst, long count, int dtype, int redop, int nranks,
-                      int mode) {
-        a.set(ValueLayout.JAVA_LONG, 0, x);
-        a.set(ValueLayout.JAVA_LONG, 8, y);
-        a.set(ValueLayout.JAVA_LONG, 16, dst);
-        a.set(ValueLayout.JAVA_LONG, 24, count);
-        a.set(ValueLayout.JAVA_INT, 32, dtype);
-        a.set(ValueLayout.JAVA_INT, 36, redop);
-        a.set(ValueLayout.JAVA_INT, 40, nranks);
-        a.set(ValueLayout.JAVA_INT, 44, mode);
     }
 }

@@ -171,7 +171,7 @@ public final class CudaCollectives implements DeviceCollectives {
             } else {
                 boolean perRank = op.kind() == DeviceCollOp.Kind.ALL_GATHER || op.kind() == DeviceCollOp.Kind.REDUCE_SCATTER;
                 long nBytes = op.count() * op.type().size() * (perRank ? n : 1);
-                int nc = comm.ringChannels(op.kind(), nBytes);
+                int nc = comm.ringChannels(nBytes);
                 CollArgs.coll(args, op.send().address(), op.recv().address(), count, channels.address(), abortDevice, n,
                         op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code(),
                         stepBytes, nc);
@@ -203,27 +203,6 @@ public final class CudaCollectives implements DeviceCollectives {
         }
     }
 
-    /**
-     * Element-wise kernel on this GPU (dst = a OP b, or a's pre/post op), for the reduction tests
-     * and benchmarks.
-     *
-     * @param mode 0 reduce, 1 pre-op of a, 2 post-op of a ({@code N4J_LOCAL_*})
-     */
-    public Completion local(DeviceBuffer a, DeviceBuffer b, DeviceBuffer dst, long count, DataType type,
-                            org.nccl4j.RedOp op, int nranks, int mode, Stream stream) {
-        CudaStream s = (CudaStream) stream;
-        synchronized (this) {
-            MemorySegment l = args.asSlice(0, CollArgs.LOCAL_BYTES);
-            CollArgs.local(l, a.address(), b == null ? 0 : b.address(), dst.address(), count, type.code(), op.code(),
-                    nranks, mode);
-            int blocks = (int) Math.max(1, Math.min(1024, (count + THREADS - 1) / THREADS));
-            ctx.launch(kernels.local(), blocks, THREADS, 0, s.handle(), l.address(), CollArgs.LOCAL_BYTES);
-            long event = ctx.eventCreate(false);
-            ctx.eventRecord(event, s.handle());
-            return track(new CudaCompletion(this, ctx, event, "local " + op + " of " + type));
-        }
-    }
-
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -231,7 +210,7 @@ public final class CudaCollectives implements DeviceCollectives {
         }
         boolean idle = true;
         for (CudaStream s : streams) {
-            idle &= s.owner() == this && waitIdle(s);
+            idle &= waitIdle(s);
         }
         if (!idle) {
             // Kernels still wait for peers: stop them, then give them the abort bound.
@@ -241,7 +220,9 @@ public final class CudaCollectives implements DeviceCollectives {
                 idle &= waitIdle(s);
             }
         }
-        streams.forEach(CudaStream::close);
+        for (CudaStream s : streams) {
+            s.release(idle);
+        }
         synchronized (this) {
             pending.forEach(CudaCompletion::release);
             pending.clear();
@@ -257,7 +238,11 @@ public final class CudaCollectives implements DeviceCollectives {
         }
     }
 
+    /** A stream the user already closed was synchronized then (and may be destroyed): its outcome stands. */
     private boolean waitIdle(CudaStream s) {
+        if (s.isClosed()) {
+            return !s.leftRunning();
+        }
         try {
             return s.synchronize(comm.abortReason() == null ? comm.opTimeoutNanos() : 2_000_000_000L);
         } catch (NcclException e) {

@@ -2,7 +2,6 @@ package org.nccl4j.gpu.cuda.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.nccl4j.Completion;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -16,7 +15,7 @@ final class CudaCompletion implements Completion {
     private final CudaContext ctx;
     private final long event;
     private final String what;
-    private final AtomicBoolean released = new AtomicBoolean();
+    private boolean released;
     private volatile boolean done;
 
     CudaCompletion(CudaCollectives owner, CudaContext ctx, long event, String what) {
@@ -29,7 +28,7 @@ final class CudaCompletion implements Completion {
 
     @Override
     public synchronized boolean isDone() {
-        if (!done && !released.get() && ctx.eventQuery(event)) {
+        if (!done && !released && ctx.eventQuery(event)) {
             finish();
         }
         return done;
@@ -67,7 +66,8 @@ final class CudaCompletion implements Completion {
 
     /** Destroys the event (once); a completion released before it finished then reports done only by its stream. */
     synchronized void release() {
-        if (released.compareAndSet(false, true)) {
+        if (!released) {
+            released = true;
             ctx.eventDestroy(event);
             LIVE.decrementAndGet();
         }

@@ -13,6 +13,8 @@ final class CudaStream implements Stream {
     private final long handle;
     private final boolean owned;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Closed while work was still queued (after a timeout or abort): its memory must not be freed. */
+    private volatile boolean leftRunning;
 
     CudaStream(CudaCollectives owner, CudaContext ctx, long handle, boolean owned) {
         this.owner = owner;
@@ -62,17 +64,36 @@ final class CudaStream implements Stream {
 
     @Override
     public void close() {
+        if (closed.get()) {
+            return;
+        }
+        boolean done;
+        try {
+            done = synchronize(owner.opTimeoutNanos());
+        } catch (NcclException e) {
+            done = false;
+        }
+        release(done);
+    }
+
+    /**
+     * Marks the stream closed and destroys it if it is ours and idle (a stream with work still
+     * queued is left to the driver rather than destroyed under it); idempotent.
+     *
+     * @param idle whether everything enqueued on it has finished
+     */
+    void release(boolean idle) {
         if (closed.compareAndSet(false, true)) {
-            boolean done;
-            try {
-                done = synchronize(owner.opTimeoutNanos());
-            } catch (NcclException e) {
-                done = false;
-            }
-            if (owned && done) {
+            leftRunning = !idle;
+            if (owned && idle) {
                 ctx.streamDestroy(handle);
             }
         }
+    }
+
+    /** @return whether it was closed with work still queued */
+    boolean leftRunning() {
+        return leftRunning;
     }
 
     @Override

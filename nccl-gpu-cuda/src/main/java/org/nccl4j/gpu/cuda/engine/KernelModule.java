@@ -8,24 +8,19 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /**
  * nccl4j's kernels loaded into one device's context (the fatbin from the jar, once per device):
- * the ring kernel of each collective and the local element-wise kernel.
+ * the ring kernel of each collective.
  */
 final class KernelModule {
     private static final Map<Integer, KernelModule> LOADED = new ConcurrentHashMap<>();
 
     private final Map<DeviceCollOp.Kind, Long> rings = new EnumMap<>(DeviceCollOp.Kind.class);
-    private final long local;
 
     private KernelModule(CudaContext ctx, byte[] fatbin) {
         long module = ctx.moduleLoad(fatbin);
         for (DeviceCollOp.Kind k : DeviceCollOp.Kind.values()) {
             rings.put(k, ctx.function(module, ringEntry(k)));
         }
-        local = ctx.function(module, LOCAL_ENTRY);
     }
-
-    /** The element-wise kernel's name ({@code kernels.cu}). */
-    static final String LOCAL_ENTRY = "nccl4j_Reduce_Local";
 
     /** @return the Simple ring kernel's name of a collective ({@code kernels.cu}) */
     static String ringEntry(DeviceCollOp.Kind kind) {
@@ -43,9 +38,5 @@ final class KernelModule {
 
     long ring(DeviceCollOp.Kind kind) {
         return rings.get(kind);
-    }
-
-    long local() {
-        return local;
     }
 }
