@@ -23,7 +23,10 @@ import picocli.CommandLine.Option;
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measure a collective over a range of sizes and print nccl-tests' table.",
             "Ranks: --nranks N local rank JVMs, --threads N ranks in this JVM, or one rank per process under a launcher "
-                    + "(mpirun -np 2 -x NCCL_COMM_ID=host:port nccl4j perf ...)."})
+                    + "(mpirun -np 2 -x NCCL_COMM_ID=host:port nccl4j perf ...).",
+            "--device cuda: buffers in GPU memory (filled and checked through host copies, outside the timed loop), "
+                    + "ranks as threads of this JVM (--nranks N too), sharing a GPU when they outnumber the GPUs; "
+                    + "allreduce, broadcast, reduce, allgather and reducescatter."})
 final class PerfCommand implements Callable<Integer> {
     @Option(names = "--op", defaultValue = "allreduce", paramLabel = "COLL",
             description = "collective: allreduce, broadcast, reduce, allgather, reducescatter, sendrecv, alltoall (default ${DEFAULT-VALUE})")
@@ -68,25 +71,36 @@ final class PerfCommand implements Callable<Integer> {
     int average;
 
     @Mixin
+    DeviceOption device = new DeviceOption();
+
+    @Mixin
     RankOptions ranks = new RankOptions();
 
     @Override
     public Integer call() {
+        int threads = ranks.threadRanks(device, 1);
+        if (threads == 0 && !RankOptions.underLauncher() && ranks.nranks == null) {
+            threads = 1; // no rank options: one rank in this JVM
+        }
         PerfSettings settings;
         try {
-            settings = settings(ranks.threads == null ? 1 : ranks.threads);
-        } catch (IllegalArgumentException e) {
+            settings = settings(Math.max(1, threads));
+            if (settings.onDevice() && !settings.coll().hasDeviceForm()) {
+                throw settings.coll().noDeviceForm(device.kind.backend());
+            }
+        } catch (IllegalArgumentException | NcclException e) {
             System.err.println("nccl4j perf: " + e.getMessage());
             return 2;
         }
         try {
-            if (ranks.threads != null || (!RankOptions.underLauncher() && ranks.nranks == null)) {
-                return ThreadRanks.run(ranks.threads == null ? 1 : ranks.threads, ranks.config(), c -> runRank(c, settings));
+            if (threads > 0) {
+                int n = threads;
+                return ThreadRanks.run(n, ranks.config(device, n, System.out), c -> runRank(c, settings));
             }
             if (!RankOptions.underLauncher()) {
                 return RankLauncher.launch(ranks.nranks, childArgs(), ranks);
             }
-            try (Communicator c = Nccl.commInitFromEnv(ranks.config())) {
+            try (Communicator c = Nccl.commInitFromEnv(ranks.config(device, 1, System.out))) {
                 return runRank(c, settings);
             }
         } catch (NcclException | IllegalArgumentException e) {
@@ -98,7 +112,7 @@ final class PerfCommand implements Callable<Integer> {
     private PerfSettings settings(int nThreads) {
         return new PerfSettings(Collective.parse(coll), PerfSettings.parseSize(minBytes), PerfSettings.parseSize(maxBytes),
                 PerfSettings.parseSize(stepBytes), stepFactor, iters, warmupIters, check, PerfSettings.parseOps(redop),
-                ElementType.parse(datatype), root, blocking != 0, average, nThreads);
+                ElementType.parse(datatype), root, blocking != 0, average, nThreads, device.onDevice());
     }
 
     private static int runRank(Communicator c, PerfSettings settings) {

@@ -1,12 +1,9 @@
 package org.nccl4j.examples;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import org.nccl4j.CommConfig;
-import org.nccl4j.core.device.HostBackend;
-import org.nccl4j.core.param.Config;
-import org.nccl4j.core.param.Params;
-import org.nccl4j.core.param.Source;
 import picocli.CommandLine.Option;
 
 /** How a command gets its ranks: local rank JVMs, threads of this JVM, or a launcher's environment. */
@@ -33,19 +30,40 @@ final class RankOptions {
     }
 
     /**
-     * @return the communicator config these options ask for ({@code --init-timeout}); the host
-     *     backend unless {@code NCCL4J_DEVICE} says otherwise, since train and perf move host
-     *     memory (on a GPU machine the cuda backend would come first and refuse it)
+     * @param device what {@code --device} asks for
+     * @param nranks ranks in this process
+     * @param notes  where {@code #} lines about the device settings go
+     * @return the communicator config these options ask for ({@code --init-timeout}, the device
+     *     backend: host memory on the host backend unless {@code NCCL4J_DEVICE} says otherwise, as
+     *     on a GPU machine the cuda backend would come first and refuse host memory)
      */
-    CommConfig config() {
+    CommConfig config(DeviceOption device, int nranks, PrintStream notes) {
         CommConfig.Builder b = CommConfig.builder();
         if (initTimeout != null) {
             b.initTimeout(initTimeout);
         }
-        if (Config.global().setting(Params.DEVICE).source() == Source.DEFAULT) {
-            b.param(Params.DEVICE.envName(), HostBackend.NAME);
-        }
+        device.configure(b, nranks, notes);
         return b.build();
+    }
+
+    /**
+     * @param device       what {@code --device} asks for
+     * @param defaultRanks ranks when neither {@code --threads} nor {@code --nranks} is given
+     * @return how many ranks run as threads of this JVM, or 0 when they are rank JVMs or one rank
+     *     of a launcher; with a device, {@code --nranks} ranks are threads too (the cuda backend
+     *     connects the ranks of one process only)
+     */
+    int threadRanks(DeviceOption device, int defaultRanks) {
+        if (threads != null) {
+            return threads;
+        }
+        if (underLauncher()) {
+            return 0;
+        }
+        if (device.onDevice()) {
+            return nranks != null ? nranks : defaultRanks;
+        }
+        return 0;
     }
 
     /** @return the options each rank JVM started by {@link RankLauncher} must also get */

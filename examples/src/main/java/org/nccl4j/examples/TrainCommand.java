@@ -25,7 +25,9 @@ import picocli.CommandLine.Option;
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Data-parallel training of an MLP (2 hidden ReLU layers, softmax cross-entropy) on a 3-class spiral.",
             "Prints the loss per epoch, time per step and the share of communication, every rank's weight digest, and "
-                    + "whether the replicas are bit-identical (exit 1 if not). Default: 4 local rank JVMs."})
+                    + "whether the replicas are bit-identical (exit 1 if not). Default: 4 local rank JVMs.",
+            "--device cuda: gradients in device memory (copied to the GPU, all-reduced there, copied back each step); "
+                    + "the model math runs on the CPU. Ranks are threads of this JVM (--nranks N too, default 4)."})
 final class TrainCommand implements Callable<Integer> {
     private static final int DEFAULT_RANKS = 4;
 
@@ -55,21 +57,25 @@ final class TrainCommand implements Callable<Integer> {
     boolean diverge;
 
     @Mixin
+    DeviceOption device = new DeviceOption();
+
+    @Mixin
     RankOptions ranks = new RankOptions();
 
     @Override
     public Integer call() {
         TrainSettings settings;
         try {
-            settings = new TrainSettings(epochs, batch, lr, momentum, hidden, samples, seed, diverge);
+            settings = new TrainSettings(epochs, batch, lr, momentum, hidden, samples, seed, diverge, device.onDevice());
         } catch (IllegalArgumentException e) {
             System.err.println("nccl4j train: " + e.getMessage());
             return 2;
         }
         try {
-            if (ranks.threads != null) {
-                ReplicaDigest[] digests = new ReplicaDigest[ranks.threads];
-                int code = ThreadRanks.run(ranks.threads, ranks.config(), c -> {
+            int threads = ranks.threadRanks(device, DEFAULT_RANKS);
+            if (threads > 0) {
+                ReplicaDigest[] digests = new ReplicaDigest[threads];
+                int code = ThreadRanks.run(threads, ranks.config(device, threads, System.out), c -> {
                     digests[c.userRank()] = train(c, settings);
                     return 0;
                 });
@@ -80,7 +86,7 @@ final class TrainCommand implements Callable<Integer> {
                 return RankLauncher.launch(ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks, childArgs(), ranks,
                         output -> ReplicaDigest.compare(ReplicaDigest.fromOutputs(output), System.out));
             }
-            try (Communicator c = Nccl.commInitFromEnv(ranks.config())) {
+            try (Communicator c = Nccl.commInitFromEnv(ranks.config(device, 1, System.out))) {
                 System.out.println(train(c, settings).line());
                 return 0;
             }

@@ -4,8 +4,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
+import org.nccl4j.DeviceBuffer;
 import org.nccl4j.Nccl;
+import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
+import org.nccl4j.Result;
 import org.nccl4j.Stream;
 import org.nccl4j.core.op.CollOp;
 
@@ -169,6 +172,53 @@ public enum Collective {
             case ALLTOALL -> comm.allToAll(send, recv, count, type.type(), stream);
             case SENDRECV -> sendRecv(comm, send, recv, count, type, stream);
         };
+    }
+
+    /**
+     * Enqueues one call on device memory ({@code --device cuda}).
+     *
+     * @param comm   the communicator
+     * @param send   send buffer
+     * @param recv   receive buffer
+     * @param count  the count passed to the collective
+     * @param type   element type
+     * @param op     reduction (ignored by collectives without one)
+     * @param root   root of Broadcast and Reduce
+     * @param stream where to enqueue, a stream of {@code comm}
+     * @return the completion of the call
+     * @throws NcclException INVALID_USAGE for the tests that have no device form yet ({@link #noDeviceForm})
+     */
+    public Completion run(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, ElementType type,
+                          RedOp op, int root, Stream stream) {
+        return switch (this) {
+            case ALLREDUCE -> comm.allReduce(send, recv, count, type.type(), op, stream);
+            case BROADCAST -> comm.broadcast(send, recv, count, type.type(), root, stream);
+            case REDUCE -> comm.reduce(send, recv, count, type.type(), op, root, stream);
+            case ALLGATHER -> comm.allGather(send, recv, count, type.type(), stream);
+            case REDUCESCATTER -> comm.reduceScatter(send, recv, count, type.type(), op, stream);
+            case SENDRECV, ALLTOALL -> throw noDeviceForm(comm.device().backend());
+        };
+    }
+
+    /** @return whether the API has a {@code DeviceBuffer} form of this collective */
+    public boolean hasDeviceForm() {
+        return func() != null;
+    }
+
+    /**
+     * Why a test without a device-memory form cannot run with {@code --device}: the API's
+     * {@code DeviceBuffer} collectives are AllReduce, Broadcast, Reduce, AllGather and
+     * ReduceScatter (Send/Recv and AlltoAll on device memory do not exist yet), and running the
+     * test on host memory instead would measure something else under the same name.
+     *
+     * @param backend the backend named by {@code --device}
+     * @return the exception to throw, INVALID_USAGE
+     */
+    public NcclException noDeviceForm(String backend) {
+        return NcclException.of(Result.INVALID_USAGE, program + " on " + backend + " memory: "
+                        + name().toLowerCase(Locale.ROOT) + " has no device-buffer form yet (device collectives: "
+                        + "allreduce, broadcast, reduce, allgather, reducescatter)",
+                "measure it with --device host, or pick one of those with --op");
     }
 
     private static Completion sendRecv(Communicator comm, MemorySegment send, MemorySegment recv, long count,

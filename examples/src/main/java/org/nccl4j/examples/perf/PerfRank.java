@@ -11,11 +11,13 @@ import java.util.Locale;
 import org.nccl4j.Communicator;
 import org.nccl4j.DataType;
 import org.nccl4j.Device;
+import org.nccl4j.DeviceBuffer;
 import org.nccl4j.RedOp;
 import org.nccl4j.Stream;
 import org.nccl4j.core.comm.CoreCommunicator;
 import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.host.HostIdentity;
+import org.nccl4j.examples.staging.StagedBuffer;
 
 /**
  * What one rank of {@code nccl4j perf} runs: nccl-tests' {@code TimeTest} and {@code BenchTime}
@@ -36,9 +38,10 @@ public final class PerfRank implements AutoCloseable {
     private final PerfSettings s;
     private final PrintStream out;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment send;
-    private final MemorySegment recv;
-    private final MemorySegment scalar;
+    private final StagedBuffer send;
+    private final StagedBuffer recv;
+    /** Perf's own small collectives (barrier, times, errors, device lines): {@link #LINE_BYTES} per rank and one more. */
+    private final StagedBuffer scalar;
     private final Stream stream;
     private final int rank;
     private final int nranks;
@@ -48,7 +51,8 @@ public final class PerfRank implements AutoCloseable {
     private int bwCount;
 
     /**
-     * Allocates the buffers (twice {@code maxBytes}) and a stream.
+     * Allocates the buffers (twice {@code maxBytes}, on the device too with {@code --device}) and a
+     * stream of the communicator.
      *
      * @param comm the communicator
      * @param s    what to measure
@@ -60,10 +64,13 @@ public final class PerfRank implements AutoCloseable {
         this.out = out;
         this.rank = comm.userRank();
         this.nranks = comm.count();
+        if (s.onDevice() && !s.coll().hasDeviceForm()) {
+            throw s.coll().noDeviceForm(comm.device().backend());
+        }
         long bytes = Math.max(s.maxBytes(), 8);
-        this.send = arena.allocate(bytes, 4096);
-        this.recv = arena.allocate(bytes, 4096);
-        this.scalar = arena.allocate(Math.max(16, (long) LINE_BYTES * nranks), 64);
+        this.send = StagedBuffer.allocate(comm, s.onDevice(), bytes, arena);
+        this.recv = StagedBuffer.allocate(comm, s.onDevice(), bytes, arena);
+        this.scalar = StagedBuffer.allocate(comm, s.onDevice(), (long) LINE_BYTES * (nranks + 1), arena);
         this.stream = comm.createStream();
     }
 
@@ -75,7 +82,10 @@ public final class PerfRank implements AutoCloseable {
         if (func == null) {
             return "P2P/Simple/1";
         }
-        CollOp probe = new CollOp(func, send, recv, c.paramCount(), type.type(), op, s.root());
+        if (s.onDevice()) {
+            return "-"; // chosen inside the device backend, which does not report it
+        }
+        CollOp probe = new CollOp(func, send.host(), recv.host(), c.paramCount(), type.type(), op, s.root());
         CollOp chosen = ((CoreCommunicator) comm).engine().choose(probe);
         if (chosen.algorithm() == null) {
             return "-";
@@ -93,7 +103,8 @@ public final class PerfRank implements AutoCloseable {
         List<String> devices = gatherDeviceLines();
         print(PerfReport.preamble(s));
         print(devices);
-        print(List.of("# algo: the tuning model's algorithm/protocol/channels per size (NCCL_ALGO, NCCL_PROTO restrict it)",
+        print(List.of(s.onDevice() ? "# algo: chosen by the " + comm.device().backend() + " backend per call, not reported (-)"
+                : "# algo: the tuning model's algorithm/protocol/channels per size (NCCL_ALGO, NCCL_PROTO restrict it)",
                 "#"));
         print(PerfReport.COLUMN_HEADER);
         for (ElementType type : s.types()) {
@@ -174,7 +185,7 @@ public final class PerfRank implements AutoCloseable {
     private String benchTime(TestData data, ByteCounts c, ElementType type, RedOp op, boolean inPlace) {
         boolean check = s.check() > 0 && (!inPlace || s.coll().checksInPlace());
         if (check) {
-            data.fill(send, recv, c, inPlace, 99);
+            fill(data, c, type, inPlace, 99);
         }
         start(c, type, op, inPlace, 0);
         stream.synchronize();
@@ -197,10 +208,11 @@ public final class PerfRank implements AutoCloseable {
         rep++;
         if (check) {
             for (int i = 0; i < s.check(); i++) {
-                data.fill(send, recv, c, inPlace, rep);
+                fill(data, c, type, inPlace, rep);
                 start(c, type, op, inPlace, 0);
                 stream.synchronize();
-                long local = data.check(recv, c, inPlace, rep);
+                recv.pull(0, recvRegion(c, inPlace, type.size()));
+                long local = data.check(recv.host(), c, inPlace, rep);
                 if (local != 0) {
                     errors++;
                 }
@@ -215,16 +227,42 @@ public final class PerfRank implements AutoCloseable {
         return PerfReport.rowPart(sec * 1e6, algBw, busBw, wrong);
     }
 
+    /**
+     * nccl-tests' {@code initData}: this rank's inputs in host memory, then (with {@code --device})
+     * copied to the device buffers; untimed, as nccl-tests fills its buffers outside the timed loop.
+     */
+    private void fill(TestData data, ByteCounts c, ElementType type, boolean inPlace, int rep) {
+        data.fill(send.host(), recv.host(), c, inPlace, rep);
+        long ts = type.size();
+        recv.push(0, recvRegion(c, inPlace, ts));
+        if (!inPlace) {
+            send.push(0, c.sendCount() * ts);
+        }
+    }
+
+    /** The bytes of the receive buffer that {@link TestData#fill} writes and {@link TestData#check} reads. */
+    private static long recvRegion(ByteCounts c, boolean inPlace, long typeSize) {
+        return Math.max(c.recvCount(), inPlace ? c.sendCount() : 0) * typeSize;
+    }
+
     /** nccl-tests' {@code startColl}: one call at an offset that moves with {@code iter}. */
     private void start(ByteCounts c, ElementType type, RedOp op, boolean inPlace, int iter) {
         long ts = type.size();
         long total = Math.max(c.sendCount(), c.recvCount()) * ts;
         long steps = total == 0 ? 1 : Math.max(1, s.maxBytes() / total);
         long shift = total * (iter % steps);
-        MemorySegment r = recv.asSlice(shift);
-        MemorySegment in = inPlace ? r.asSlice(c.sendInplaceOffset() * rank * ts) : send.asSlice(shift);
-        MemorySegment o = inPlace ? r.asSlice(c.recvInplaceOffset() * rank * ts) : r;
-        s.coll().run(comm, in, o, c.paramCount(), type, op, s.root(), stream);
+        long inOff = inPlace ? shift + c.sendInplaceOffset() * rank * ts : shift;
+        long outOff = inPlace ? shift + c.recvInplaceOffset() * rank * ts : shift;
+        StagedBuffer in = inPlace ? recv : send;
+        if (s.onDevice()) {
+            DeviceBuffer i = in.device();
+            DeviceBuffer o = recv.device();
+            s.coll().run(comm, i.slice(inOff, i.byteSize() - inOff), o.slice(outOff, o.byteSize() - outOff),
+                    c.paramCount(), type, op, s.root(), stream);
+        } else {
+            s.coll().run(comm, in.host().asSlice(inOff), recv.host().asSlice(outOff), c.paramCount(), type, op,
+                    s.root(), stream);
+        }
         if (s.blocking()) {
             stream.synchronize();
             barrier();
@@ -233,23 +271,21 @@ public final class PerfRank implements AutoCloseable {
 
     /** Combines this rank's time with the others' as {@code -a} says (nccl-tests' {@code Allreduce(.., average)}). */
     private double combineTimes(double sec) {
-        scalar.set(ValueLayout.JAVA_DOUBLE, 0, sec);
+        scalar.host().set(ValueLayout.JAVA_DOUBLE, 0, sec);
         switch (s.average()) {
-            case 0 -> comm.broadcast(scalar, scalar, 1, DataType.FLOAT64, 0, stream);
-            case 2 -> comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, RedOp.MIN, stream);
-            case 3 -> comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, RedOp.MAX, stream);
-            default -> comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, RedOp.SUM, stream);
+            case 0 -> scalarCollective(CollOp.Func.BROADCAST, 1, DataType.FLOAT64, null, 0, 8);
+            case 2 -> scalarCollective(CollOp.Func.ALL_REDUCE, 1, DataType.FLOAT64, RedOp.MIN, 0, 8);
+            case 3 -> scalarCollective(CollOp.Func.ALL_REDUCE, 1, DataType.FLOAT64, RedOp.MAX, 0, 8);
+            default -> scalarCollective(CollOp.Func.ALL_REDUCE, 1, DataType.FLOAT64, RedOp.SUM, 0, 8);
         }
-        stream.synchronize();
-        double v = scalar.get(ValueLayout.JAVA_DOUBLE, 0);
+        double v = scalar.host().get(ValueLayout.JAVA_DOUBLE, 0);
         return s.average() == 1 ? v / nranks : v;
     }
 
     private long sumOverRanks(long v) {
-        scalar.set(ValueLayout.JAVA_LONG, 0, v);
-        comm.allReduce(scalar, scalar, 1, DataType.INT64, RedOp.SUM, stream);
-        stream.synchronize();
-        return scalar.get(ValueLayout.JAVA_LONG, 0);
+        scalar.host().set(ValueLayout.JAVA_LONG, 0, v);
+        scalarCollective(CollOp.Func.ALL_REDUCE, 1, DataType.INT64, RedOp.SUM, 0, 8);
+        return scalar.host().get(ValueLayout.JAVA_LONG, 0);
     }
 
     /** A barrier made of a one-element AllReduce: nothing else is shared by every kind of launch. */
@@ -263,15 +299,46 @@ public final class PerfRank implements AutoCloseable {
         String line = PerfReport.deviceLine(rank, ProcessHandle.current().pid(),
                 HostIdentity.hostname(), d.index(), d.busId(), d.backend());
         byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
-        MemorySegment mine = arena.allocate(LINE_BYTES);
-        MemorySegment.copy(bytes, 0, mine, ValueLayout.JAVA_BYTE, 0, Math.min(bytes.length, LINE_BYTES - 1));
-        comm.allGather(mine, scalar, LINE_BYTES, DataType.UINT8, stream);
-        stream.synchronize();
+        long mine = (long) LINE_BYTES * nranks; // after the gathered lines
+        scalar.host().asSlice(mine, LINE_BYTES).fill((byte) 0);
+        MemorySegment.copy(bytes, 0, scalar.host(), ValueLayout.JAVA_BYTE, mine, Math.min(bytes.length, LINE_BYTES - 1));
+        scalarCollective(CollOp.Func.ALL_GATHER, LINE_BYTES, DataType.UINT8, null, mine, mine);
         List<String> lines = new ArrayList<>();
         for (int r = 0; r < nranks; r++) {
-            lines.add(scalar.asSlice((long) r * LINE_BYTES, LINE_BYTES).getString(0, StandardCharsets.UTF_8));
+            lines.add(scalar.host().asSlice((long) r * LINE_BYTES, LINE_BYTES).getString(0, StandardCharsets.UTF_8));
         }
         return lines;
+    }
+
+    /**
+     * One of perf's own collectives on {@link #scalar}, on the memory the test runs on, waited for:
+     * the input is {@code count} elements at {@code inOffset}, the output starts at 0 and is
+     * {@code outBytes} long (broadcasts from rank 0).
+     */
+    private void scalarCollective(CollOp.Func func, long count, DataType type, RedOp op, long inOffset, long outBytes) {
+        long inBytes = count * type.size();
+        scalar.push(inOffset, inBytes);
+        if (s.onDevice()) {
+            DeviceBuffer out = scalar.device();
+            DeviceBuffer in = out.slice(inOffset, out.byteSize() - inOffset);
+            switch (func) {
+                case ALL_REDUCE -> comm.allReduce(in, out, count, type, op, stream);
+                case BROADCAST -> comm.broadcast(in, out, count, type, 0, stream);
+                case ALL_GATHER -> comm.allGather(in, out, count, type, stream);
+                default -> throw new IllegalArgumentException(func.toString());
+            }
+        } else {
+            MemorySegment out = scalar.host();
+            MemorySegment in = out.asSlice(inOffset);
+            switch (func) {
+                case ALL_REDUCE -> comm.allReduce(in, out, count, type, op, stream);
+                case BROADCAST -> comm.broadcast(in, out, count, type, 0, stream);
+                case ALL_GATHER -> comm.allGather(in, out, count, type, stream);
+                default -> throw new IllegalArgumentException(func.toString());
+            }
+        }
+        stream.synchronize();
+        scalar.pull(0, outBytes);
     }
 
     private void print(List<String> lines) {
@@ -285,6 +352,9 @@ public final class PerfRank implements AutoCloseable {
     @Override
     public void close() {
         stream.close();
+        send.close();
+        recv.close();
+        scalar.close();
         arena.close();
     }
 }

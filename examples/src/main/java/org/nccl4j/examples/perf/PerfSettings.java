@@ -21,10 +21,12 @@ import org.nccl4j.RedOp;
  * @param average     how times combine over ranks ({@code -a}): 0 rank 0's, 1 the mean, 2 the
  *                    minimum, 3 the maximum
  * @param nThreads    ranks per process, for the preamble ({@code nThread})
+ * @param onDevice    whether the buffers are the communicator's device memory ({@code --device cuda})
+ *                    rather than host memory
  */
 public record PerfSettings(Collective coll, long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters,
                            int warmupIters, int check, List<RedOp> ops, List<ElementType> types, int root,
-                           boolean blocking, int average, int nThreads) {
+                           boolean blocking, int average, int nThreads, boolean onDevice) {
     /**
      * Checks the values nccl-tests would refuse or loop forever on.
      *

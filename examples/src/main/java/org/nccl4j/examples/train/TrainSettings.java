@@ -12,9 +12,11 @@ package org.nccl4j.examples.train;
  * @param seed     seed of the data set, the initial weights and the shuffles
  * @param diverge  test hook: the last rank nudges one weight before its digest, which the
  *                 launcher must then report as different
+ * @param onDevice whether the collectives run on the communicator's device memory
+ *                 ({@code --device cuda}): the gradients are copied there and back each step
  */
 public record TrainSettings(int epochs, int batch, float lr, float momentum, int hidden, int samples, long seed,
-                            boolean diverge) {
+                            boolean diverge, boolean onDevice) {
     /**
      * @throws IllegalArgumentException naming a value out of range
      */

@@ -42,6 +42,14 @@ public final class Trainer {
      * @return the digest of this rank's weights at the end
      */
     public ReplicaDigest run() {
+        float[] params = new float[new Mlp(Spiral.FEATURES, s.hidden(), s.hidden(), CLASSES).paramCount()];
+        try (ArrayCollectives coll = s.onDevice() ? new DeviceArrays(comm, 4L * params.length)
+                : ArrayCollectives.host(comm)) {
+            return run(coll, params);
+        }
+    }
+
+    private ReplicaDigest run(ArrayCollectives coll, float[] params) {
         int n = comm.count();
         int rank = comm.userRank();
         Spiral data = Spiral.generate(s.samples(), CLASSES, s.seed());
@@ -51,9 +59,8 @@ public final class Trainer {
         }
         int first = rank * shard;
         Mlp model = new Mlp(Spiral.FEATURES, s.hidden(), s.hidden(), CLASSES);
-        float[] params = new float[model.paramCount()];
         model.init(params, s.seed());
-        comm.broadcast(params, 0); // as DDP: rank 0's initial weights everywhere
+        coll.broadcast(params, 0); // as DDP: rank 0's initial weights everywhere
         float[] grad = new float[params.length];
         float[] velocity = new float[params.length];
         int steps = (shard + s.batch() - 1) / s.batch();
@@ -61,6 +68,10 @@ public final class Trainer {
                 s.hidden(), s.hidden(), CLASSES, params.length, s.samples(), CLASSES);
         print("# %d ranks x %d samples, batch %d per rank (%d global), %d steps per epoch, lr %s momentum %s",
                 n, shard, s.batch(), s.batch() * n, steps, s.lr(), s.momentum());
+        if (s.onDevice()) {
+            print("# gradients in device memory (%s): copied to it, all-reduced there and copied back each step; "
+                    + "the model math runs on the CPU", comm.device());
+        }
 
         int[] order = new int[shard];
         for (int i = 0; i < shard; i++) {
@@ -88,7 +99,7 @@ public final class Trainer {
                     }
                 }
                 long t1 = System.nanoTime();
-                comm.allReduce(grad, RedOp.AVG); // the one collective per step
+                coll.allReduce(grad, RedOp.AVG); // the one collective per step
                 long t2 = System.nanoTime();
                 for (int i = 0; i < params.length; i++) {
                     velocity[i] = s.momentum() * velocity[i] + grad[i];
@@ -98,14 +109,14 @@ public final class Trainer {
                 commNanos += t2 - t1;
             }
             double[] stats = {lossSum, correct, shard};
-            comm.allReduce(stats, RedOp.SUM);
+            coll.allReduce(stats, RedOp.SUM);
             double loss = stats[0] / stats[2];
             firstLoss = epoch == 1 ? loss : firstLoss;
             lastLoss = loss;
             print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms", epoch, loss, 100 * stats[1] / stats[2],
                     (System.nanoTime() - epochStart) / 1e6);
         }
-        report(steps * s.epochs(), computeNanos, commNanos, grad.length, firstLoss, lastLoss);
+        report(coll, steps * s.epochs(), computeNanos, commNanos, grad.length, firstLoss, lastLoss);
         finalAccuracy(model, params, data);
 
         if (s.diverge() && rank == n - 1) {
@@ -115,10 +126,10 @@ public final class Trainer {
     }
 
     /** Time per step and the share spent in the AllReduce, averaged over the ranks. */
-    private void report(int totalSteps, long computeNanos, long commNanos, int gradFloats, double firstLoss,
+    private void report(ArrayCollectives coll, int totalSteps, long computeNanos, long commNanos, int gradFloats, double firstLoss,
                         double lastLoss) {
         double[] t = {computeNanos, commNanos};
-        comm.allReduce(t, RedOp.AVG);
+        coll.allReduce(t, RedOp.AVG);
         double total = t[0] + t[1];
         print("# %d steps: %.2f ms per step (compute %.2f ms, allreduce of %d floats %.2f ms), communication %.0f%% of the time",
                 totalSteps, total / totalSteps / 1e6, t[0] / totalSteps / 1e6, gradFloats, t[1] / totalSteps / 1e6,
