@@ -30,6 +30,11 @@ import org.nccl4j.examples.staging.StagedBuffer;
  * element is compared with the locally computed result; the wrong counts are summed over ranks.
  * Only rank 0 prints. Like nccl-tests, each timed call moves to a different offset of the buffers,
  * so consecutive calls do not hit the same cache lines.
+ *
+ * <p>With {@code --device} the buffers are the communicator's device memory ({@link StagedBuffer}):
+ * inputs are generated in host memory and copied in, outputs copied out and checked there, both
+ * outside the timed loop; perf's own barriers and time reductions run on device memory too, since
+ * a device communicator takes no host memory.
  */
 public final class PerfRank implements AutoCloseable {
     private static final int LINE_BYTES = 256;

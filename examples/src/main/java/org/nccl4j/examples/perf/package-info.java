@@ -6,6 +6,7 @@
  * parts: the collectives and their byte counts ({@link org.nccl4j.examples.perf.Collective}),
  * element types by nccl-tests' names ({@link org.nccl4j.examples.perf.ElementType}), input
  * generation and checking ({@link org.nccl4j.examples.perf.TestData}) and the printed report
- * ({@link org.nccl4j.examples.perf.PerfReport}).
+ * ({@link org.nccl4j.examples.perf.PerfReport}). With {@code --device cuda} the same test runs on
+ * device buffers, staged from and to host memory for the data check.
  */
 package org.nccl4j.examples.perf;

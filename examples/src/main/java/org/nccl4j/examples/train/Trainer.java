@@ -16,7 +16,8 @@ import org.nccl4j.RedOp;
  * AllReduce hands every rank the same bits, the replicas stay bit-identical: {@link #run()}
  * returns the digest of this rank's weights for whoever started the ranks to compare. Every
  * shard has the same size, so every rank takes the same number of steps and the collectives
- * match up.
+ * match up. With {@link TrainSettings#onDevice()} the collectives run on device memory
+ * ({@link DeviceArrays}): the arrays are copied to the GPU and back, the math stays on the CPU.
  */
 public final class Trainer {
     private static final int CLASSES = 3;
