@@ -137,7 +137,7 @@ public final class CudaContext {
     }
 
     /**
-     * Host to device. With stream 0 it returns once the copy is done; with another stream it is
+     * Host to device. With stream 0 it returns once the data is on the device (stream 0 synchronized); with another stream it is
      * queued there, and truly asynchronous only for pinned host memory (e.g. {@link #hostAllocMapped}).
      *
      * @param dptr        destination device pointer
@@ -151,6 +151,14 @@ public final class CudaContext {
                 : cuMemcpyHtoDAsync(dptr, f.host.at(hostAddress), bytes, f.stream.at(stream));
         if (rc != CuResult.SUCCESS) {
             throw CuResult.error(rc, copy("HtoD", dptr, hostAddress, bytes, stream));
+        }
+        if (stream == 0) {
+            // From pageable memory cuMemcpyHtoD may return before the DMA has landed, and kernels on
+            // our non-blocking streams do not wait for stream 0: wait for it here.
+            rc = cuStreamSynchronize(f.stream.at(0));
+            if (rc != CuResult.SUCCESS) {
+                throw CuResult.error(rc, "cuStreamSynchronize(0) after " + copy("HtoD", dptr, hostAddress, bytes, 0));
+            }
         }
     }
 
