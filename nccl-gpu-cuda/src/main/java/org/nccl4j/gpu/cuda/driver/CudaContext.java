@@ -137,8 +137,8 @@ public final class CudaContext {
     }
 
     /**
-     * Host to device. With stream 0 it returns once the data is on the device (stream 0 synchronized); with another stream it is
-     * queued there, and truly asynchronous only for pinned host memory (e.g. {@link #hostAllocMapped}).
+     * Host to device. With stream 0 it returns once the data is on the device (stream 0
+     * synchronized); with another stream it is queued there, and truly asynchronous only for pinned host memory (e.g. {@link #hostAllocMapped}).
      *
      * @param dptr        destination device pointer
      * @param hostAddress source host address
