@@ -39,3 +39,10 @@ extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_AllGather_Ring_
   N4J_BLOCK_START();
   n4j_ring_all_gather(&a, &sAbort);
 }
+
+#include "sendrecv.h"
+
+extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_SendRecv_Simple(const N4J_GRID_CONSTANT n4j_p2p_args a) {
+  N4J_BLOCK_START();
+  n4j_p2p_lane_run(a, &sAbort);
+}

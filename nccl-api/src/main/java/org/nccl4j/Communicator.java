@@ -275,6 +275,53 @@ public interface Communicator extends AutoCloseable {
         throw noDeviceMemory();
     }
 
+    /**
+     * Send of device memory to one peer; matched with the peer's receive. Inside a group the
+     * group's sends and receives of this communicator run together at groupEnd, so a ring
+     * exchange (send to next, receive from previous) cannot deadlock.
+     *
+     * @param sendbuff {@code count} elements
+     * @param count    elements
+     * @param type     element type
+     * @param peer     the receiving rank (this rank: paired with a receive from itself in the group)
+     * @param stream   this communicator's stream (one per communicator in a group)
+     * @return the completion
+     * @throws NcclException INVALID_ARGUMENT for a bad peer or buffer; INVALID_USAGE on a
+     *     communicator without device memory
+     */
+    default Completion send(DeviceBuffer sendbuff, long count, DataType type, int peer, Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * Receive of device memory from one peer.
+     *
+     * @param recvbuff {@code count} elements
+     * @param count    elements
+     * @param type     element type
+     * @param peer     the sending rank
+     * @param stream   this communicator's stream
+     * @return the completion
+     */
+    default Completion recv(DeviceBuffer recvbuff, long count, DataType type, int peer, Stream stream) {
+        throw noDeviceMemory();
+    }
+
+    /**
+     * AllToAll of device memory, as one group of a send and a receive per peer.
+     *
+     * @param sendbuff {@code nranks * count} elements
+     * @param recvbuff {@code nranks * count} elements, not overlapping {@code sendbuff}
+     * @param count    elements per peer
+     * @param type     element type
+     * @param stream   this communicator's stream
+     * @return the completion of the last receive (it finishes with the whole exchange)
+     */
+    default Completion allToAll(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type,
+                                Stream stream) {
+        throw noDeviceMemory();
+    }
+
     private NcclException noDeviceMemory() {
         return NcclException.of(Result.INVALID_USAGE, "the " + device().backend() + " device has no device memory",
                 "pass MemorySegments to collectives of a " + device().backend() + " communicator");

@@ -302,6 +302,22 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     }
 
     @Override
+    public Completion send(DeviceBuffer sendbuff, long count, DataType type, int peer, Stream stream) {
+        return Enqueue.deviceP2p(this, true, sendbuff, count, type, peer, stream);
+    }
+
+    @Override
+    public Completion recv(DeviceBuffer recvbuff, long count, DataType type, int peer, Stream stream) {
+        return Enqueue.deviceP2p(this, false, recvbuff, count, type, peer, stream);
+    }
+
+    @Override
+    public Completion allToAll(DeviceBuffer sendbuff, DeviceBuffer recvbuff, long count, DataType type,
+                               Stream stream) {
+        return Enqueue.deviceAllToAll(this, sendbuff, recvbuff, count, type, stream);
+    }
+
+    @Override
     public Completion allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op,
                                 Stream stream) {
         return Enqueue.collective(this, new CollOp(CollOp.Func.ALL_REDUCE, sendbuff, recvbuff, count, type, op, -1), stream);

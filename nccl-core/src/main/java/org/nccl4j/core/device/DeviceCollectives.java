@@ -1,7 +1,10 @@
 package org.nccl4j.core.device;
 
+import java.util.List;
 import org.nccl4j.Completion;
 import org.nccl4j.DeviceBuffer;
+import org.nccl4j.NcclException;
+import org.nccl4j.Result;
 import org.nccl4j.Stream;
 
 /**
@@ -44,6 +47,42 @@ public interface DeviceCollectives extends AutoCloseable {
      * @return its completion
      */
     Completion launch(DeviceCollOp op, Stream stream);
+
+    /**
+     * Checks that a group's operations can be launched on {@code stream} by
+     * {@link #launchGroup}, before any communicator of the group launches anything (a refusal here
+     * fails the whole group). This default refuses sends and receives: a backend that runs them
+     * overrides it.
+     *
+     * @param colls the group's collectives, in call order
+     * @param p2ps  its sends and receives, in call order
+     * @param stream the one stream of this communicator in the group
+     * @throws NcclException INVALID_USAGE or INVALID_ARGUMENT when the group cannot run here
+     */
+    default void checkGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
+        if (!p2ps.isEmpty()) {
+            throw NcclException.of(Result.INVALID_USAGE, "send/recv on device memory is not supported by this backend",
+                    "use a backend that runs them (cuda) or MemorySegments on the host backend");
+        }
+    }
+
+    /**
+     * Enqueues a group checked by {@link #checkGroup}: the collectives in call order, then the
+     * sends and receives together (the host engine's order), and returns at once. This default
+     * launches the collectives one by one.
+     *
+     * @param colls  the collectives
+     * @param p2ps   the sends and receives
+     * @param stream where to enqueue
+     * @return a completion that finishes after all of them, or {@code null} for an empty group
+     */
+    default Completion launchGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
+        Completion last = null;
+        for (DeviceCollOp op : colls) {
+            last = launch(op, stream);
+        }
+        return last;
+    }
 
     /**
      * Waits for the enqueued work (bounded by the operation deadline; after an abort the kernels

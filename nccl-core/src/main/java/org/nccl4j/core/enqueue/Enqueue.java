@@ -12,6 +12,7 @@ import org.nccl4j.DeviceBuffer;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollectives;
+import org.nccl4j.core.device.DeviceP2pOp;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
@@ -36,6 +37,8 @@ public final class Enqueue {
     private static final class Group {
         int depth;
         final List<Pending> ops = new ArrayList<>();
+        /** Device operations, launched by their backends at groupEnd. */
+        final List<DevicePending> deviceOps = new ArrayList<>();
         /** The first refused call of the open group: groupEnd throws it and launches nothing. */
         NcclException error;
     }
@@ -76,11 +79,14 @@ public final class Enqueue {
             return;
         }
         List<Pending> ops = new ArrayList<>(g.ops);
+        List<DevicePending> deviceOps = new ArrayList<>(g.deviceOps);
         NcclException error = g.error;
         g.ops.clear();
+        g.deviceOps.clear();
         g.error = null;
         if (error != null) {
             ops.forEach(p -> p.completion().fail(error));
+            deviceOps.forEach(p -> p.completion().fail(error));
             throw error;
         }
         Map<EnqueueTarget, List<Pending>> byComm = new LinkedHashMap<>();
@@ -95,8 +101,17 @@ public final class Enqueue {
                             "mixing different streams within a group call is not supported (communicator of rank "
                                     + p.comm().rank() + ")", "use one stream per communicator inside a group");
                     ops.forEach(x -> x.completion().fail(e));
+                    deviceOps.forEach(x -> x.completion().fail(e));
                     throw e;
                 }
+            }
+        }
+        if (!deviceOps.isEmpty()) {
+            try {
+                DeviceGroup.launch(deviceOps);
+            } catch (NcclException e) {
+                ops.forEach(p -> p.completion().fail(e));
+                throw e;
             }
         }
         byComm.forEach(Enqueue::launch);
@@ -207,6 +222,12 @@ public final class Enqueue {
         }
     }
 
+    private static void peer(EnqueueTarget comm, int peer) {
+        if (peer < 0 || peer >= comm.count()) {
+            throw bad("invalid peer " + peer + " (nranks " + comm.count() + ")", "peer must be between 0 and nranks-1");
+        }
+    }
+
     private static void root(EnqueueTarget comm, int root) {
         if (root < 0 || root >= comm.count()) {
             throw bad("invalid root " + root + " (nranks " + comm.count() + ")", "root must be between 0 and nranks-1");
@@ -285,18 +306,7 @@ public final class Enqueue {
     }
 
     private static Completion checkedDeviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
-        DeviceCollectives dev = comm.onDevice();
-        if (dev == null) {
-            throw NcclException.of(Result.INVALID_USAGE, "DeviceBuffers passed to a communicator of the "
-                    + comm.device().backend() + " backend", "pass MemorySegments on host communicators");
-        }
-        if (GROUP.get().depth > 0) {
-            throw NcclException.of(Result.INVALID_USAGE, op.kind().ncclName() + " on device memory inside a group",
-                    "device collectives are launched at once and are not grouped yet: call them outside the group");
-        }
-        if (stream == null) {
-            throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
-        }
+        DeviceCollectives dev = onDevice(comm, stream);
         int n = comm.count();
         boolean reduces = op.kind() != DeviceCollOp.Kind.BROADCAST && op.kind() != DeviceCollOp.Kind.ALL_GATHER;
         typeAndOp(op.type(), op.op(), reduces);
@@ -332,7 +342,114 @@ public final class Enqueue {
             Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s",
                     op.kind().ncclName(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, stream);
         }
+        if (GROUP.get().depth > 0) {
+            return enqueueDevice(new DevicePending(comm, stream, op, null,
+                    new GroupCompletion(op.kind().ncclName() + " of rank " + comm.userRank())));
+        }
         return dev.launch(op, stream);
+    }
+
+    private static DeviceCollectives onDevice(EnqueueTarget comm, Stream stream) {
+        DeviceCollectives dev = comm.onDevice();
+        if (dev == null) {
+            throw NcclException.of(Result.INVALID_USAGE, "DeviceBuffers passed to a communicator of the "
+                    + comm.device().backend() + " backend", "pass MemorySegments on host communicators");
+        }
+        if (stream == null) {
+            throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
+        }
+        return dev;
+    }
+
+    /** Collects a device operation in the open group, or makes it a group of one and launches it. */
+    private static Completion enqueueDevice(DevicePending p) {
+        Group g = GROUP.get();
+        if (g.depth > 0) {
+            g.deviceOps.add(p);
+            return p.completion();
+        }
+        groupStart();
+        g.deviceOps.add(p);
+        groupEnd();
+        return p.completion();
+    }
+
+    /**
+     * Checks a send or receive of device memory and collects it in the group (outside a group,
+     * a group of one), launched at groupEnd with the group's other operations of the communicator.
+     *
+     * @param comm   the communicator
+     * @param send   whether it sends
+     * @param buf    the buffer
+     * @param count  elements
+     * @param type   element type
+     * @param peer   the other rank
+     * @param stream the stream
+     * @return its completion
+     */
+    public static Completion deviceP2p(EnqueueTarget comm, boolean send, DeviceBuffer buf, long count, DataType type,
+                                       int peer, Stream stream) {
+        return recorded(() -> checkedDeviceP2p(comm, send, buf, count, type, peer, stream));
+    }
+
+    private static Completion checkedDeviceP2p(EnqueueTarget comm, boolean send, DeviceBuffer buf, long count,
+                                               DataType type, int peer, Stream stream) {
+        onDevice(comm, stream);
+        typeAndOp(type, null, false);
+        peer(comm, peer);
+        long b = bytes(count, type, 1, "count");
+        deviceBuffer(buf, send ? "sendbuff" : "recvbuff", b, comm.device());
+        comm.checkUsable();
+        String what = (send ? "Send" : "Recv") + " of rank " + comm.userRank() + (send ? " to " : " from ") + peer;
+        if (Log.get().enabled(org.nccl4j.core.debug.Level.INFO, Subsys.COLL)) {
+            Log.info(Subsys.COLL, "%s: count %d datatype %s comm rank %d [nranks=%d] peer %d stream %s",
+                    send ? "Send" : "Recv", count, type, comm.userRank(), comm.count(), peer, stream);
+        }
+        return enqueueDevice(new DevicePending(comm, stream, null, new DeviceP2pOp(send, buf, b, peer),
+                new GroupCompletion(what)));
+    }
+
+    /**
+     * Checks an AllToAll of device memory whole, then collects it as a group of one send and one
+     * receive per peer (the MemorySegment form's shape).
+     *
+     * @param comm     the communicator
+     * @param sendbuff {@code nranks * count} elements
+     * @param recvbuff {@code nranks * count} elements
+     * @param count    elements per peer
+     * @param type     element type
+     * @param stream   the stream
+     * @return the completion of the last receive
+     */
+    public static Completion deviceAllToAll(EnqueueTarget comm, DeviceBuffer sendbuff, DeviceBuffer recvbuff,
+                                            long count, DataType type, Stream stream) {
+        return recorded(() -> checkedDeviceAllToAll(comm, sendbuff, recvbuff, count, type, stream));
+    }
+
+    private static Completion checkedDeviceAllToAll(EnqueueTarget comm, DeviceBuffer sendbuff, DeviceBuffer recvbuff,
+                                                    long count, DataType type, Stream stream) {
+        onDevice(comm, stream);
+        typeAndOp(type, null, false);
+        int n = comm.count();
+        long total = bytes(count, type, n, "count");
+        deviceBuffer(sendbuff, "sendbuff", total, comm.device());
+        deviceBuffer(recvbuff, "recvbuff", total, comm.device());
+        if (total > 0 && sendbuff.address() < recvbuff.address() + total && recvbuff.address() < sendbuff.address() + total) {
+            throw bad("sendbuff and recvbuff of AllToAll overlap", "pass separate buffers");
+        }
+        comm.checkUsable();
+        long block = total / n;
+        Completion last = null;
+        groupStart();
+        try {
+            for (int p = 0; p < n; p++) {
+                deviceP2p(comm, true, sendbuff.slice(p * block, block), count, type, p, stream);
+                last = deviceP2p(comm, false, recvbuff.slice(p * block, block), count, type, p, stream);
+            }
+        } finally {
+            groupEnd();
+        }
+        return last;
     }
 
     private static void deviceBuffer(DeviceBuffer buf, String name, long needed, Device device) {
@@ -370,9 +487,7 @@ public final class Enqueue {
                                          DataType type, int peer, Stream stream) {
         HostStream s = stream(comm, stream);
         typeAndOp(type, null, false);
-        if (peer < 0 || peer >= comm.count()) {
-            throw bad("invalid peer " + peer + " (nranks " + comm.count() + ")", "peer must be between 0 and nranks-1");
-        }
+        peer(comm, peer);
         long b = bytes(count, type, 1, "count");
         buffer(buf, send ? "sendbuff" : "recvbuff", b, !send);
         comm.checkUsable();

@@ -20,6 +20,7 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.device.DeviceP2pOp;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 import org.nccl4j.gpu.cuda.driver.PointerInfo;
 
@@ -30,7 +31,7 @@ import org.nccl4j.gpu.cuda.driver.PointerInfo;
  */
 public final class CudaCollectives implements DeviceCollectives {
     /** Threads per block of the ring kernels ({@code N4J_THREADS}). */
-    private static final int THREADS = 512;
+    static final int THREADS = 512;
     private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
 
     private final CudaContext ctx;
@@ -38,6 +39,9 @@ public final class CudaCollectives implements DeviceCollectives {
     private final DeviceCommContext comm;
     private final KernelModule kernels;
     private final RingChannels channels;
+    /** Send/Recv connections to every peer ({@code null} with one rank). */
+    private final PeerChannels peers;
+    private final GroupLaunch group;
     private final int stepBytes;
     private final long abortHost;
     private final long abortDevice;
@@ -50,16 +54,18 @@ public final class CudaCollectives implements DeviceCollectives {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private CudaCollectives(CudaContext ctx, Device device, DeviceCommContext comm, KernelModule kernels,
-                            RingChannels channels, int stepBytes, long abortHost) {
+                            RingChannels channels, PeerChannels peers, int stepBytes, long abortHost) {
         this.ctx = ctx;
         this.device = device;
         this.comm = comm;
         this.kernels = kernels;
         this.channels = channels;
+        this.peers = peers;
         this.stepBytes = stepBytes;
         this.abortHost = abortHost;
         this.abortDevice = ctx.devicePointerOf(abortHost);
         this.args = arena.allocate(CollArgs.COLL_BYTES, 8);
+        this.group = new GroupLaunch(this, ctx, comm, peers, kernels.sendRecv(), abortDevice, stepBytes, arena);
         this.defaultStream = new CudaStream(this, ctx, ctx.streamCreate(), true);
         streams.add(defaultStream);
         MemorySegment flag = MemorySegment.ofAddress(abortHost).reinterpret(4);
@@ -82,11 +88,19 @@ public final class CudaCollectives implements DeviceCollectives {
         int stepBytes = comm.simpleStepBytes();
         RingChannels channels = comm.nranks() > 1
                 ? RingChannels.connect(ctx, comm, comm.rings().size(), stepBytes, contexts) : null;
-        long abortHost = ctx.hostAllocMapped(64);
+        PeerChannels peers = null;
+        long abortHost = 0;
         try {
-            return new CudaCollectives(ctx, device, comm, kernels, channels, stepBytes, abortHost);
+            peers = comm.nranks() > 1 ? PeerChannels.connect(ctx, comm, stepBytes, contexts) : null;
+            abortHost = ctx.hostAllocMapped(64);
+            return new CudaCollectives(ctx, device, comm, kernels, channels, peers, stepBytes, abortHost);
         } catch (RuntimeException | Error e) {
-            ctx.freeHost(abortHost);
+            if (abortHost != 0) {
+                ctx.freeHost(abortHost);
+            }
+            if (peers != null) {
+                peers.close();
+            }
             if (channels != null) {
                 channels.close();
             }
@@ -156,12 +170,35 @@ public final class CudaCollectives implements DeviceCollectives {
         return defaultStream;
     }
 
-    @Override
-    public Completion launch(DeviceCollOp op, Stream stream) {
+    /** @return {@code stream}, if it is an open stream of this communicator */
+    CudaStream own(Stream stream) {
         if (!(stream instanceof CudaStream s) || s.owner() != this || s.isClosed()) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "stream " + stream + " is not an open stream of rank "
                     + comm.rank() + "'s communicator", "use comm.createStream(), comm.wrapStream() or defaultStream()");
         }
+        return s;
+    }
+
+    /** Records an event after the work enqueued on {@code s} so far: its completion. */
+    synchronized CudaCompletion recordCompletion(CudaStream s, String what) {
+        long event = ctx.eventCreate(false);
+        ctx.eventRecord(event, s.handle());
+        return track(new CudaCompletion(this, ctx, event, what));
+    }
+
+    @Override
+    public void checkGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
+        group.check(p2ps, stream);
+    }
+
+    @Override
+    public Completion launchGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
+        return group.launch(colls, p2ps, stream);
+    }
+
+    @Override
+    public Completion launch(DeviceCollOp op, Stream stream) {
+        CudaStream s = own(stream);
         boolean bytes = op.kind() == DeviceCollOp.Kind.BROADCAST || op.kind() == DeviceCollOp.Kind.ALL_GATHER;
         long count = bytes ? op.count() * op.type().size() : op.count();
         int n = comm.nranks();
@@ -177,9 +214,7 @@ public final class CudaCollectives implements DeviceCollectives {
                         stepBytes, nc);
                 ctx.launch(kernels.ring(op.kind()), nc, THREADS, 0, s.handle(), args.address(), CollArgs.COLL_BYTES);
             }
-            long event = ctx.eventCreate(false);
-            ctx.eventRecord(event, s.handle());
-            return track(new CudaCompletion(this, ctx, event, op.kind().ncclName() + " of rank " + comm.rank()));
+            return recordCompletion(s, op.kind().ncclName() + " of rank " + comm.rank());
         }
     }
 
@@ -230,6 +265,9 @@ public final class CudaCollectives implements DeviceCollectives {
         if (idle) {
             if (channels != null) {
                 channels.close();
+            }
+            if (peers != null) {
+                peers.close();
             }
             ctx.freeHost(abortHost);
             arena.close();

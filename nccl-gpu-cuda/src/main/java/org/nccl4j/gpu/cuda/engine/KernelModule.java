@@ -13,13 +13,17 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 final class KernelModule {
     private static final Map<Integer, KernelModule> LOADED = new ConcurrentHashMap<>();
 
+    /** The Send/Recv kernel's entry ({@code kernels.cu}). */
+    static final String SEND_RECV_ENTRY = "nccl4j_SendRecv_Simple";
     private final Map<DeviceCollOp.Kind, Long> rings = new EnumMap<>(DeviceCollOp.Kind.class);
+    private final long sendRecv;
 
     private KernelModule(CudaContext ctx, byte[] fatbin) {
         long module = ctx.moduleLoad(fatbin);
         for (DeviceCollOp.Kind k : DeviceCollOp.Kind.values()) {
             rings.put(k, ctx.function(module, ringEntry(k)));
         }
+        sendRecv = ctx.function(module, SEND_RECV_ENTRY);
     }
 
     /** @return the Simple ring kernel's name of a collective ({@code kernels.cu}) */
@@ -34,6 +38,10 @@ final class KernelModule {
      */
     static KernelModule of(CudaContext ctx, byte[] fatbin) {
         return LOADED.computeIfAbsent(ctx.device(), d -> new KernelModule(ctx, fatbin));
+    }
+
+    long sendRecv() {
+        return sendRecv;
     }
 
     long ring(DeviceCollOp.Kind kind) {

@@ -122,7 +122,7 @@ final class RingChannels implements AutoCloseable {
         }
     }
 
-    private static long alloc(CudaContext ctx, List<Long> mine, long bytes) {
+    static long alloc(CudaContext ctx, List<Long> mine, long bytes) {
         long a = ctx.memAlloc(bytes);
         mine.add(a);
         return a;

@@ -14,7 +14,8 @@ public final class KernelEntries {
             "nccl4j_Broadcast_Ring_Simple",
             "nccl4j_Reduce_Ring_Simple",
             "nccl4j_AllGather_Ring_Simple",
-            "nccl4j_ReduceScatter_Ring_Simple");
+            "nccl4j_ReduceScatter_Ring_Simple",
+            "nccl4j_SendRecv_Simple");
 
     private KernelEntries() {
     }
