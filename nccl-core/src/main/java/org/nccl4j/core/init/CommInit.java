@@ -253,6 +253,9 @@ public final class CommInit {
                                      long commId, Deadline deadline, DeviceBackend backend, LocalDevice dev) {
         BuffSizes buffs = BuffSizes.of(config);
         TuningProfile profile = DeviceProfiles.of(peers);
+        if (rank == 0) {
+            Log.info(Subsys.TUNING, "Tuning tables %s (device backend %s)", profile.name(), backend.name());
+        }
         TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, net, bootstrap, profile,
                 DeviceProfiles.channelLimits(config, peers, layout), backend, deadline);
         ChannelTopology channels = topo.channels();
