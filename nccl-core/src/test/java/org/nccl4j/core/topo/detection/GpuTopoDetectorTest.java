@@ -106,6 +106,11 @@ class GpuTopoDetectorTest {
         assertTrue(out.contains("GRAPH rank=0 name=RING pattern=4 nChannels=4 speedIntra=22 speedInter=22 "
                 + "typeIntra=NVL"), out);
         assertTrue(out.contains("RANK 1 nNodes=1 node=0 localRanks=2 nChannels=8\n"), out);
+        // NCCL_P2P_DISABLE / NCCL_P2P_LEVEL (paths.cc's p2pLevel): without P2P the GPUs talk through their CPU.
+        for (Map<String, String> env : List.of(Map.of("NCCL_P2P_DISABLE", "1"), Map.of("NCCL_P2P_LEVEL", "LOC"))) {
+            String off = simulate(xml, env);
+            assertTrue(off.contains("PATH GPU/3000 -> GPU/4000 count=4 width=12 type=PHB\n"), env + "\n" + off);
+        }
     }
 
     @Test
@@ -157,10 +162,14 @@ class GpuTopoDetectorTest {
 
     /** init's graph code on the XML, one node, NCCL's GPU tuning. */
     private String simulate(TopoXml xml) throws Exception {
+        return simulate(xml, Map.of());
+    }
+
+    private String simulate(TopoXml xml, Map<String, String> env) throws Exception {
         Path file = Files.createTempFile(dir, "topo", ".xml");
         Files.writeString(file, XmlWriter.toText(xml));
         StringBuilder out = new StringBuilder();
-        TopoSimulator.run(file, 1, Map.of(), out, TopoSimulator.SearchMode.EVERY_RANK, TuningProfile.NCCL_GPU);
+        TopoSimulator.run(file, 1, env, out, TopoSimulator.SearchMode.EVERY_RANK, TuningProfile.NCCL_GPU);
         return out.toString();
     }
 }
