@@ -92,10 +92,13 @@ final class TopoCommand {
     /** {@code nccl4j topo show [--nranks N]}. */
     @Command(name = "show", mixinStandardHelpOptions = true,
             description = "Print this machine's detected topology XML and the graphs, channels and tuning "
-                    + "a communicator of N local host ranks would use.")
+                    + "a communicator of N local ranks would use, on the device backend init would choose "
+                    + "(cuda: the machine's GPUs; else host ranks).")
     static final class Show implements Callable<Integer> {
-        @Option(names = "--nranks", defaultValue = "2", description = "local ranks (default ${DEFAULT-VALUE})")
-        int nranks;
+        @Option(names = "--nranks", paramLabel = "N",
+                description = "local ranks (default: one per GPU with the cuda backend, 2 host ranks otherwise; "
+                        + "more ranks than GPUs share them, as NCCL4J_SHARED_DEVICE=1 does)")
+        Integer nranks;
 
         @Override
         public Integer call() {

@@ -9,7 +9,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.nccl4j.CommConfig;
 import org.nccl4j.NcclException;
+import org.nccl4j.core.device.DeviceBackend;
+import org.nccl4j.core.device.DeviceBackends;
+import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.host.HostIdentity;
@@ -26,17 +30,24 @@ import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.NetProperties;
 
 /**
- * {@code nccl4j topo show}: detects this machine as a communicator of N local host ranks would
- * (the host backend's devices, the selected network's NICs, sysfs), prints the topology XML, then
- * replays init's graph code on it (one node) and prints what it computes, in the line formats of
- * {@code topo sim}.
+ * {@code nccl4j topo show}: detects this machine as a communicator of N local ranks would, on
+ * the device backend init would choose ({@code NCCL4J_DEVICE}, else the first usable, as
+ * {@code doctor} lists them): with the cuda backend, the machine's GPUs (one rank per visible
+ * GPU by default; more ranks than GPUs share them, {@code NCCL4J_SHARED_DEVICE}); else host
+ * ranks. It prints the topology XML (the selected network's NICs and sysfs included), then
+ * replays init's graph code on it (one node) with the tuning tables and channel rules init uses
+ * for that backend, in the line formats of {@code topo sim}.
  */
 final class TopoShow {
     private TopoShow() {
     }
 
-    static int print(int nranks) {
-        if (nranks < 1) {
+    /**
+     * @param nranks local ranks, or {@code null}: one per GPU (cuda), 2 (host)
+     * @return the exit status
+     */
+    static int print(Integer nranks) {
+        if (nranks != null && nranks < 1) {
             System.err.println("nccl4j topo show: --nranks must be at least 1, not " + nranks);
             return 2;
         }
@@ -50,24 +61,36 @@ final class TopoShow {
             for (int d = 0; d < net.devices(); d++) {
                 nets.add(net.net().getProperties(d));
             }
-            HostBackend backend = new HostBackend();
+            DeviceBackend backend = DeviceBackends.select(config).backend();
+            boolean host = HostBackend.NAME.equals(backend.name());
+            int gpus = host ? 0 : backend.deviceCount();
+            int n = nranks != null ? nranks : host ? 2 : gpus;
+            boolean shared = !host && n > gpus;
+            Config rankConfig = shared ? config.with(CommConfig.builder().param("NCCL4J_SHARED_DEVICE", "1").build())
+                    : config;
             int numa = HostIdentity.numaNode();
             List<DetectedRank> ranks = new ArrayList<>();
-            for (int r = 0; r < nranks; r++) {
-                LocalDevice dev = backend.open(config);
-                ranks.add(new DetectedRank(r, 1, dev.busId(), HostBackend.NAME, r, numa, false));
+            for (int r = 0; r < n; r++) {
+                LocalDevice dev = backend.open(rankConfig);
+                boolean gdr = backend.describeGpu(dev.busId()).map(GpuDescription::gdr).orElse(false);
+                ranks.add(new DetectedRank(r, 1, dev.busId(), backend.name(), dev.index() >= 0 ? dev.index() : r, numa,
+                        gdr));
             }
-            TopoXml xml = TopoDetector.forHost().detect(config, 0, ranks, nets);
+            TopoXml xml = TopoDetector.forHost().detect(config, 0, ranks, nets, backend);
             String text = XmlWriter.toText(xml);
-            out.println("# topology of this machine for " + nranks + " local host ranks (net " + net.net().name() + ")");
+            out.println(header(backend.name(), n, gpus, shared, net.net().name()));
             out.print(text);
             tmp = Files.createTempFile("nccl4j-topo", ".xml");
             Files.writeString(tmp, text);
             out.println("# what init computes on it");
-            // As init does for host ranks: the host's tuning tables, and no more channels than cores per rank.
             Map<String, String> env = new HashMap<>(System.getenv());
-            env.putIfAbsent("NCCL_MAX_NCHANNELS", Integer.toString(HostBackend.maxChannels(nranks)));
-            TopoSimulator.run(tmp, 1, env, out, TopoSimulator.SearchMode.EVERY_RANK, TuningProfile.HOST);
+            TuningProfile profile = TuningProfile.NCCL_GPU;
+            if (host) {
+                // As init does for host ranks: the host's tuning tables, and no more channels than cores per rank.
+                env.putIfAbsent("NCCL_MAX_NCHANNELS", Integer.toString(HostBackend.maxChannels(n)));
+                profile = TuningProfile.HOST;
+            }
+            TopoSimulator.run(tmp, 1, env, out, TopoSimulator.SearchMode.EVERY_RANK, profile);
             out.flush();
             return 0;
         } catch (NcclException | NetException | IOException e) {
@@ -79,5 +102,15 @@ final class TopoShow {
                 tmp.toFile().delete();
             }
         }
+    }
+
+    /** The first line: which backend, how many ranks on what, which net. */
+    static String header(String backend, int nranks, int gpus, boolean shared, String net) {
+        if (HostBackend.NAME.equals(backend)) {
+            return "# topology of this machine for " + nranks + " local host ranks (backend host, net " + net + ")";
+        }
+        return "# topology of this machine for " + nranks + " local " + backend + " ranks on " + gpus + " GPU"
+                + (gpus == 1 ? "" : "s") + (shared ? ", sharing them (NCCL4J_SHARED_DEVICE=1)" : "") + " (backend "
+                + backend + ", net " + net + ")";
     }
 }

@@ -1,5 +1,6 @@
 package org.nccl4j.core.device;
 
+import java.util.Optional;
 import org.nccl4j.core.param.Config;
 
 /**
@@ -32,5 +33,19 @@ public interface DeviceBackend {
      */
     default DeviceCollectives connect(DeviceCommContext ctx) {
         return null;
+    }
+
+    /**
+     * Describes a GPU of this host for topology detection (NCCL's {@code ncclTopoFillGpu}: NVML
+     * and CUDA queries), by the bus id a rank of this host published in AllGather1. A backend
+     * resolves the bus ids it handed out itself, including shared-device ids ({@code
+     * NCCL4J_SHARED_DEVICE}): then the description's {@link GpuDescription#busId()} is the real
+     * GPU's, not the rank's.
+     *
+     * @param busId a rank's NCCL int64 bus id
+     * @return the GPU, or empty when this backend has no such GPU (the host backend: always)
+     */
+    default Optional<GpuDescription> describeGpu(long busId) {
+        return Optional.empty();
     }
 }

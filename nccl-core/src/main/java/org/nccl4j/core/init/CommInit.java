@@ -38,6 +38,7 @@ import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceBackends;
+import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.host.HostIdentity;
 import org.nccl4j.core.net.InitNet;
@@ -119,7 +120,9 @@ public final class CommInit {
             long commHash = HostIdentity.hash(id.toBytes());
             long hostHash = HostIdentity.hash(bytes(HostIdentity.hostString(config.string(Params.HOSTID)))) + commHash;
             long pidHash = HostIdentity.hash(bytes(HostIdentity.processString())) + commHash;
-            PeerInfo mine = new PeerInfo(rank, dev.index(), false, hostHash, pidHash, HostIdentity.shmDevice(),
+            // NCCL's ncclGpuGdrSupport: what the backend knows of its GPU (the host backend: none).
+            boolean gdr = backend.describeGpu(dev.busId()).map(GpuDescription::gdr).orElse(false);
+            PeerInfo mine = new PeerInfo(rank, dev.index(), gdr, hostHash, pidHash, HostIdentity.shmDevice(),
                     dev.busId(), ProcessHandle.current().pid(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname(),
                     HostIdentity.numaNode());
             byte[] all = bootstrap.allGather(mine.encode(), deadline);
@@ -250,8 +253,11 @@ public final class CommInit {
                                      long commId, Deadline deadline, DeviceBackend backend, LocalDevice dev) {
         BuffSizes buffs = BuffSizes.of(config);
         TuningProfile profile = DeviceProfiles.of(peers);
+        if (rank == 0) {
+            Log.info(Subsys.TUNING, "Tuning tables %s (device backend %s)", profile.name(), backend.name());
+        }
         TopologySetup.Topology topo = TopologySetup.run(config, rank, peers, net, bootstrap, profile,
-                DeviceProfiles.channelLimits(config, peers, layout), deadline);
+                DeviceProfiles.channelLimits(config, peers, layout), backend, deadline);
         ChannelTopology channels = topo.channels();
         List<ChannelPlan> plans = new ArrayList<>();
         for (int c = 0; c < channels.nChannels; c++) {

@@ -9,6 +9,7 @@ import org.nccl4j.Result;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
@@ -72,11 +73,12 @@ public final class TopologySetup {
      * @param bootstrap for the third all-gather
      * @param profile   the tuning tables of this communicator's devices
      * @param limits    the channel bounds Postset applies
+     * @param backend   this process's device backend (it describes its GPUs to detection)
      * @param deadline  init deadline
      * @return the topology
      */
     public static Topology run(Config config, int rank, List<PeerInfo> peers, NetSelection net, Bootstrap bootstrap,
-                               TuningProfile profile, ChannelLimits limits, Deadline deadline) {
+                               TuningProfile profile, ChannelLimits limits, DeviceBackend backend, Deadline deadline) {
         int nRanks = peers.size();
         int[] devices = devices(peers);
         List<DetectedRank> detected = new ArrayList<>(nRanks);
@@ -87,7 +89,7 @@ public final class TopologySetup {
             topoPeers[p.rank()] = new TopoPeer(p.rank(), devices[p.rank()], p.gdrSupport(), p.hostHash(), p.pidHash(),
                     p.shmDev(), p.busId());
         }
-        TopoXml xml = TopoDetector.forHost().detect(config, rank, detected, netDevices(net));
+        TopoXml xml = TopoDetector.forHost().detect(config, rank, detected, netDevices(net), backend);
         TopoSystem system = TopoSystemBuilder.build(xml);
         PathPolicy policy = PathPolicy.from(config);
         PathComputer.computePaths(system, topoPeers, policy);

@@ -98,7 +98,8 @@ public final class Params {
     /** Ranks of one process sharing a GPU. */
     public static final Param SHARED_DEVICE = integer("NCCL4J_SHARED_DEVICE", "0",
             "1 = ranks of one process may share a GPU, each on its own stream (development and testing on a "
-                    + "one-GPU machine; NCCL refuses two ranks on one GPU)");
+                    + "one-GPU machine; NCCL refuses two ranks on one GPU); in the topology each is a PCI device of its own "
+                    + "beside the GPU");
 
     // Transports.
     /** SHM off. */
@@ -137,6 +138,15 @@ public final class Params {
     /** GDR for sends. */
     public static final Param NET_GDR_READ = integer("NCCL_NET_GDR_READ", "-2",
             "GPU Direct RDMA for sends: 0 off, 1 on, <0 only with NVLink");
+    /** P2P read mode (NCCL's p2p.cc). */
+    public static final Param P2P_READ_ENABLE = integer("NCCL_P2P_READ_ENABLE", "-2",
+            "1 = the P2P transport reads from the sender's buffer, 0 = the sender writes; <0 reads on NVLink between "
+                    + "Ampere GPUs; read but not yet applied: the cuda backend's rings always write",
+            "host ranks have no P2P transport");
+    /** GDRCopy (NCCL's init.cc). */
+    public static final Param GDRCOPY_ENABLE = integer("NCCL_GDRCOPY_ENABLE", "0",
+            "1 = the proxy reaches GPU-memory flags through GDRCopy; read but not yet applied (no GDRCopy support)",
+            "host ranks have no GPU memory");
     /** CPU affinity. */
     public static final Param IGNORE_CPU_AFFINITY = integer("NCCL_IGNORE_CPU_AFFINITY", "0",
             "1 = bind to the device's CPUs without intersecting the process affinity",

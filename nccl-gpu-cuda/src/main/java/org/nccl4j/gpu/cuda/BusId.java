@@ -27,4 +27,14 @@ final class BusId {
         }
         return id;
     }
+
+    /**
+     * NCCL's {@code int64ToBusId}: {@code %04lx:%02lx:%02lx.%01lx}.
+     *
+     * @param id a numeric bus id
+     * @return its text
+     */
+    static String toText(long id) {
+        return String.format("%04x:%02x:%02x.%01x", id >> 20, (id & 0xff000) >> 12, (id & 0xff0) >> 4, id & 0xf);
+    }
 }

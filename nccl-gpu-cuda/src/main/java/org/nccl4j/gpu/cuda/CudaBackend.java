@@ -1,9 +1,13 @@
 package org.nccl4j.gpu.cuda;
 
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceBackend;
+import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
@@ -30,6 +34,8 @@ public final class CudaBackend implements DeviceBackend {
     public static final String NAME = "cuda";
     private static final AtomicInteger NEXT = new AtomicInteger();
     private static final AtomicInteger SHARED = new AtomicInteger();
+    /** The GPU of each shared-device id handed out in this process, for topology detection. */
+    private static final Map<Long, Integer> SHARED_ORDINALS = new ConcurrentHashMap<>();
 
     private final CudaDriver driver;
 
@@ -62,9 +68,19 @@ public final class CudaBackend implements DeviceBackend {
         if (config.integer(Params.SHARED_DEVICE) == 1) {
             long pid = ProcessHandle.current().pid();
             long id = (1L << 62) | (pid << 20) | (SHARED.getAndIncrement() & 0xfffff);
+            SHARED_ORDINALS.put(id, dev);
             return new LocalDevice(NAME, dev, id, busId);
         }
         return new LocalDevice(NAME, dev, BusId.toInt64(busId), busId);
+    }
+
+    /**
+     * {@inheritDoc} A shared-device id of this process is described as its GPU (the
+     * description's bus id is then the GPU's, and detection places the rank beside it).
+     */
+    @Override
+    public Optional<GpuDescription> describeGpu(long busId) {
+        return GpuTopology.describe(driver, busId, SHARED_ORDINALS.get(busId));
     }
 
     @Override

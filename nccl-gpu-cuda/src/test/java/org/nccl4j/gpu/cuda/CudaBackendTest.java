@@ -19,6 +19,13 @@ class CudaBackendTest {
     }
 
     @Test
+    void busIdTextIsNcclsInt64ToBusId() {
+        assertEquals("0000:3b:00.0", BusId.toText(0x3b000L));
+        assertEquals("0001:00:1a.1", BusId.toText(0x1001a1L));
+        assertEquals(0x3b000L, BusId.toInt64(BusId.toText(0x3b000L)));
+    }
+
+    @Test
     void aPinnedDeviceIsTakenAsIs() {
         assertEquals(-1, CudaBackend.pinned(-1, 4));
         assertEquals(2, CudaBackend.pinned(2, 4));

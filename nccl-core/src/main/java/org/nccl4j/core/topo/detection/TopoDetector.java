@@ -3,13 +3,17 @@ package org.nccl4j.core.topo.detection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.device.DeviceBackend;
+import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
+import org.nccl4j.core.topo.xml.CNum;
 import org.nccl4j.core.topo.xml.TopoXml;
 import org.nccl4j.core.topo.xml.XmlNode;
 import org.nccl4j.core.topo.xml.XmlReader;
@@ -47,6 +51,8 @@ public final class TopoDetector {
     }
 
     /**
+     * Detection for host ranks only (no GPU backend to describe devices).
+     *
      * @param config parameters
      * @param rank   this rank
      * @param ranks  every rank (AllGather1)
@@ -54,6 +60,19 @@ public final class TopoDetector {
      * @return the trimmed topology XML of this host
      */
     public TopoXml detect(Config config, int rank, List<DetectedRank> ranks, List<NetProperties> nets) {
+        return detect(config, rank, ranks, nets, new HostBackend());
+    }
+
+    /**
+     * @param config  parameters
+     * @param rank    this rank
+     * @param ranks   every rank (AllGather1)
+     * @param nets    the selected network's devices, in device order
+     * @param backend this process's device backend: it describes the GPUs of its ranks
+     * @return the trimmed topology XML of this host
+     */
+    public TopoXml detect(Config config, int rank, List<DetectedRank> ranks, List<NetProperties> nets,
+                          DeviceBackend backend) {
         TopoXml xml = load(config);
         if (xml.root() == null) {
             xml.addNode(null, "system").setAttrInt("version", TopoXml.TOPO_XML_VERSION);
@@ -64,13 +83,7 @@ public final class TopoDetector {
             if (r.hostHash() != myHost) {
                 continue;
             }
-            if (!HostBackend.NAME.equals(r.backend()) && r.rank() == rank) {
-                // NVML/sysfs detection of GPUs and NVLinks is not ported yet: a GPU rank is placed
-                // as a host rank is (its own PCI device under its NUMA node's CPU).
-                Log.info(Subsys.GRAPH, "rank %d: %s device placed like a host rank (GPU link detection not ported)",
-                        r.rank(), r.backend());
-            }
-            XmlNode gpu = HostDevices.fill(xml, walker, r);
+            XmlNode gpu = fillRank(xml, walker, r, backend, r.rank() == rank);
             gpu.setAttrInt("keep", 1);
             gpu.setAttrInt("rank", r.rank());
             PciWalker.setIfUnset(gpu, "gdr", r.gdr() ? "1" : "0");
@@ -93,6 +106,28 @@ public final class TopoDetector {
             XmlWriter.write(Path.of(dump), xml);
         }
         return xml;
+    }
+
+    /** A rank's {@code <gpu>}: its GPU's as the backend describes it, or a host rank's. */
+    private static XmlNode fillRank(TopoXml xml, PciWalker walker, DetectedRank r, DeviceBackend backend,
+                                    boolean mine) {
+        if (HostBackend.NAME.equals(r.backend())) {
+            return HostDevices.fill(xml, walker, r);
+        }
+        Optional<GpuDescription> d = r.backend().equals(backend.name()) ? backend.describeGpu(r.busId())
+                : Optional.empty();
+        if (d.isEmpty()) {
+            if (mine) {
+                Log.info(Subsys.GRAPH, "rank %d: %s device %s is not a GPU its backend can describe here: "
+                        + "placed like a host rank", r.rank(), r.backend(), CNum.int64ToBusId(r.busId()));
+            }
+            return HostDevices.fill(xml, walker, r);
+        }
+        GpuDescription gpu = d.get();
+        if (CNum.busIdToInt64(gpu.busId()) == r.busId()) {
+            return GpuDevices.fill(xml, walker, gpu);
+        }
+        return GpuDevices.fillShared(xml, walker, r, gpu, mine);
     }
 
     private static TopoXml load(Config config) {

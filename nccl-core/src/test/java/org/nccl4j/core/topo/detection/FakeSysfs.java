@@ -48,11 +48,15 @@ final class FakeSysfs {
         return root;
     }
 
-    private static void device(Path dir, String cls, String speed, String width) throws IOException {
+    static void device(Path dir, String cls, String speed, String width) throws IOException {
+        device(dir, cls, "0x15b3", "0x101b", speed, width);
+    }
+
+    static void device(Path dir, String cls, String vendor, String id, String speed, String width) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("class"), cls + "\n");
-        Files.writeString(dir.resolve("vendor"), "0x15b3\n");
-        Files.writeString(dir.resolve("device"), "0x101b\n");
+        Files.writeString(dir.resolve("vendor"), vendor + "\n");
+        Files.writeString(dir.resolve("device"), id + "\n");
         Files.writeString(dir.resolve("numa_node"), "0\n");
         if (!speed.isEmpty()) {
             Files.writeString(dir.resolve("max_link_speed"), speed + "\n");
@@ -60,7 +64,7 @@ final class FakeSysfs {
         }
     }
 
-    private static void bus(Path root, String bus, String target) throws IOException {
+    static void bus(Path root, String bus, String target) throws IOException {
         Path link = root.resolve("sys/class/pci_bus/" + bus);
         Files.createDirectories(link.getParent());
         Files.createDirectories(root.resolve(target));

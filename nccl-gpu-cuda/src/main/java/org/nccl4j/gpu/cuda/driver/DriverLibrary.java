@@ -28,6 +28,14 @@ final class DriverLibrary {
 
     /** @return {@code null} if {@code libcuda.so.1} loads, else dlerror's text */
     static String openError() {
+        return openError(NAME);
+    }
+
+    /**
+     * @param name a shared library's name
+     * @return {@code null} if it loads (or dlopen cannot be called), else dlerror's text
+     */
+    static String openError(String name) {
         try (Arena arena = Arena.ofConfined()) {
             Linker linker = Linker.nativeLinker();
             SymbolLookup libc = linker.defaultLookup();
@@ -35,7 +43,7 @@ final class DriverLibrary {
                     FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
             MethodHandle dlerror = linker.downcallHandle(libc.findOrThrow("dlerror"),
                     FunctionDescriptor.of(ValueLayout.ADDRESS));
-            MemorySegment handle = (MemorySegment) dlopen.invokeExact(arena.allocateFrom(NAME), RTLD_NOW);
+            MemorySegment handle = (MemorySegment) dlopen.invokeExact(arena.allocateFrom(name), RTLD_NOW);
             if (!handle.equals(MemorySegment.NULL)) {
                 return null;
             }
@@ -48,7 +56,7 @@ final class DriverLibrary {
         } catch (Error e) {
             throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException("dlopen(" + NAME + ") could not be called", t);
+            throw new IllegalStateException("dlopen(" + name + ") could not be called", t);
         }
     }
 }

@@ -1,0 +1,120 @@
+package org.nccl4j.core.topo.detection;
+
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.core.topo.xml.CNum;
+import org.nccl4j.core.topo.xml.TopoXml;
+import org.nccl4j.core.topo.xml.XmlNode;
+
+/**
+ * How GPU ranks appear in the topology: NCCL's {@code ncclTopoFillGpu} and
+ * {@code ncclTopoGetXmlFromGpu}, with the GPU's facts ({@link GpuDescription}) given by its
+ * backend instead of NVML calls made here. The GPU's {@code <pci>} sits at its real sysfs
+ * place (switches, link speed and width, NUMA node's CPU, as {@link PciWalker} reads them), its
+ * {@code <gpu dev sm>} below, and one {@code <nvlink target count tclass>} per remote device.
+ *
+ * <p>Shared-device ranks ({@code NCCL4J_SHARED_DEVICE=1}, several ranks of one process on one
+ * GPU) have no PCI device of their own: each becomes a {@code <pci>}/{@code <gpu>} of its own
+ * beside the real GPU (same parent, the GPU's class, ids, link speed and width, and sm), so the
+ * search sees them as GPUs behind one bridge. The real GPU's own element keeps no rank and is
+ * trimmed.
+ */
+final class GpuDevices {
+    /** NVML's bus id of a remote NVLink device not visible in this VM. */
+    private static final String INVISIBLE = "fffffff:ffff:ff";
+
+    private GpuDevices() {
+    }
+
+    /**
+     * {@code ncclTopoFillGpu} for a rank whose bus id is its GPU's.
+     *
+     * @return its {@code <gpu>}
+     */
+    static XmlNode fill(TopoXml xml, PciWalker walker, GpuDescription d) {
+        XmlNode pci = realPci(xml, walker, d);
+        XmlNode gpu = gpuNode(xml, pci, d);
+        for (GpuDescription.NvLink link : d.nvLinks()) {
+            // NCCL 2.10 looks for existing <nvlink> under the <pci> (never there) and so adds the
+            // detected counts to a topology file's; they are looked for under the <gpu> here.
+            XmlNode nvl = gpu.subKv("nvlink", "target", link.remoteBusId());
+            if (nvl == null) {
+                nvl = xml.addNode(gpu, "nvlink");
+                nvl.setAttr("target", link.remoteBusId());
+                nvl.setAttrInt("count", link.count());
+            }
+        }
+        for (XmlNode nvl : gpu.subs()) {
+            if (nvl.name().equals("nvlink") && nvl.attrIndex("tclass") < 0) {
+                nvl.setAttr("tclass", targetClass(walker.sys(), nvl.attr("target"), d));
+            }
+        }
+        return gpu;
+    }
+
+    /**
+     * A shared-device rank: its own {@code <pci>} (named by its synthetic bus id) beside the GPU's.
+     *
+     * @param mine whether the rank is the detecting one (it logs the placement)
+     * @return its {@code <gpu>}
+     */
+    static XmlNode fillShared(TopoXml xml, PciWalker walker, DetectedRank r, GpuDescription d, boolean mine) {
+        XmlNode real = realPci(xml, walker, d);
+        String busId = CNum.int64ToBusId(r.busId());
+        XmlNode pci = PciWalker.pciNode(xml, busId);
+        if (pci.parent() == null) {
+            for (String key : new String[] {"class", "vendor", "device", "subsystem_vendor", "subsystem_device",
+                "link_speed", "link_width"}) {
+                String v = real.attr(key);
+                if (v != null) {
+                    PciWalker.setIfUnset(pci, key, v);
+                }
+            }
+            real.parent().attach(pci);
+        }
+        if (mine) {
+            Log.info(Subsys.GRAPH, "rank %d shares GPU %d (%s) with other ranks of this process "
+                    + "(NCCL4J_SHARED_DEVICE): placed as PCI device %s beside it", r.rank(), d.dev(), d.busId(), busId);
+        }
+        return gpuNode(xml, pci, d);
+    }
+
+    /** {@code ncclTopoGetPciNode} + class {@code 0x03} + {@code ncclTopoGetXmlFromSys}. */
+    private static XmlNode realPci(TopoXml xml, PciWalker walker, GpuDescription d) {
+        XmlNode pci = PciWalker.pciNode(xml, d.busId());
+        PciWalker.setIfUnset(pci, "class", "0x03");
+        walker.fill(pci, xml);
+        return pci;
+    }
+
+    private static XmlNode gpuNode(TopoXml xml, XmlNode pci, GpuDescription d) {
+        XmlNode gpu = pci.sub("gpu");
+        if (gpu == null) {
+            gpu = xml.addNode(pci, "gpu");
+        }
+        PciWalker.setIfUnset(gpu, "dev", Integer.toString(d.dev()));
+        PciWalker.setIfUnset(gpu, "sm", Integer.toString(d.sm()));
+        return gpu;
+    }
+
+    /**
+     * The remote's class from sysfs; a remote without a sysfs directory is what the backend says
+     * it is, else (NCCL: "not visible inside this VM") an NVSwitch.
+     */
+    private static String targetClass(SysFs sys, String target, GpuDescription d) {
+        String path = target == null || target.equals(INVISIBLE) ? null : sys.pciPath(target);
+        if (path != null) {
+            String cls = sys.read(path, "class");
+            if (!cls.isEmpty()) {
+                return cls;
+            }
+        }
+        for (GpuDescription.NvLink link : d.nvLinks()) {
+            if (link.remoteBusId().equals(target) && link.remoteClass() != null) {
+                return link.remoteClass();
+            }
+        }
+        return GpuDescription.CLASS_NVSWITCH;
+    }
+}
