@@ -10,6 +10,7 @@ import java.util.function.IntFunction;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /**
@@ -18,19 +19,17 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * (tail, head, the two step counts), so that each ordered pair of ranks has a connection of its
  * own. NCCL connects a pair at its first send/recv; here every pair is connected at init, because
  * the device context's bootstrap exchange is collective (one AllGather). For each peer the kernels
- * read two {@code n4j_channel}s ({@code sendrecv.h}): index {@code 2 * peer} sends to it,
- * {@code 2 * peer + 1} receives from it; the side a channel does not use points at a spare step
- * word, so a send lane and a receive lane of one peer never store each other's step.
+ * read two {@code n4j_conn}s ({@code sendrecv.h}): index {@code 2 * peer} sends to it,
+ * {@code 2 * peer + 1} receives from it. Send/Recv runs the Simple protocol only, as the host
+ * backend's: the other protocols' FIFO pointers are null.
  */
 final class PeerChannels implements AutoCloseable {
-    /** Control words per peer: tail, head, send step, receive step, two spare steps. */
-    private static final int CTL_BYTES = 48;
+    /** Control words per peer: tail, head, send step, receive step. */
+    private static final int CTL_BYTES = 32;
     private static final int TAIL = 0;
     private static final int HEAD = 8;
     private static final int SEND_STEP = 16;
     private static final int RECV_STEP = 24;
-    private static final int SPARE_SEND = 32;
-    private static final int SPARE_RECV = 40;
 
     private final CudaContext ctx;
     private final List<Long> allocations;
@@ -45,7 +44,7 @@ final class PeerChannels implements AutoCloseable {
         this.unreachable = unreachable;
     }
 
-    /** @return the device address of the {@code 2 * nranks} channels */
+    /** @return the device address of the {@code 2 * nranks} connections */
     long address() {
         return channelsAddress;
     }
@@ -73,12 +72,12 @@ final class PeerChannels implements AutoCloseable {
         int me = comm.rank();
         List<Long> mine = new ArrayList<>();
         try {
-            long ctl = RingChannels.alloc(ctx, mine, (long) CTL_BYTES * n);
+            long ctl = ChannelConns.alloc(ctx, mine, (long) CTL_BYTES * n);
             ctx.memsetD8(ctl, 0, (long) CTL_BYTES * n, 0);
             long[] fifo = new long[n];
             for (int q = 0; q < n; q++) {
                 if (q != me && comm.inThisProcess(q)) {
-                    fifo[q] = RingChannels.alloc(ctx, mine, (long) RingChannels.STEPS * stepBytes);
+                    fifo[q] = ChannelConns.alloc(ctx, mine, (long) ChannelConns.STEPS * stepBytes);
                 }
             }
             // Blob: device ordinal, then per rank q the FIFO receiving from q and the control words towards q.
@@ -91,7 +90,7 @@ final class PeerChannels implements AutoCloseable {
             int stride = blob.capacity();
             String[] unreachable = new String[n];
             try (Arena arena = Arena.ofConfined()) {
-                long bytes = 2L * RingChannels.CHANNEL_BYTES * n;
+                long bytes = 2L * ChannelConns.CONN_BYTES * n;
                 MemorySegment host = arena.allocate(bytes, 8);
                 for (int p = 0; p < n; p++) {
                     if (p == me) {
@@ -106,16 +105,13 @@ final class PeerChannels implements AutoCloseable {
                     long peerFifo = pb.getLong(8 + 16 * me);
                     long peerCtl = pb.getLong(16 + 16 * me);
                     long myCtl = ctl + (long) CTL_BYTES * p;
-                    long send = 2L * RingChannels.CHANNEL_BYTES * p;
-                    long recv = send + RingChannels.CHANNEL_BYTES;
+                    long send = 2L * ChannelConns.CONN_BYTES * p;
                     // Sending: into p's FIFO and tail; our head (p writes it as it consumes); our send step.
                     conn(host, send, peerFifo, peerCtl + TAIL, myCtl + HEAD, myCtl + SEND_STEP);
-                    conn(host, send + 32, 0, 0, 0, myCtl + SPARE_SEND);
-                    // Receiving: unused send side; our FIFO and tail (p writes them); p's head; our receive step.
-                    conn(host, recv, 0, 0, 0, myCtl + SPARE_RECV);
-                    conn(host, recv + 32, fifo[p], myCtl + TAIL, peerCtl + HEAD, myCtl + RECV_STEP);
+                    // Receiving: our FIFO and tail (p writes them); p's head; our receive step.
+                    conn(host, send + ChannelConns.CONN_BYTES, fifo[p], myCtl + TAIL, peerCtl + HEAD, myCtl + RECV_STEP);
                 }
-                long channels = RingChannels.alloc(ctx, mine, bytes);
+                long channels = ChannelConns.alloc(ctx, mine, bytes);
                 ctx.copyHtoD(channels, host.address(), bytes, 0);
                 return new PeerChannels(ctx, mine, channels, unreachable);
             }
@@ -125,12 +121,12 @@ final class PeerChannels implements AutoCloseable {
         }
     }
 
-    /** Writes one {@code n4j_conn}: FIFO, tail, head, step. */
-    private static void conn(MemorySegment host, long at, long buff, long tail, long head, long step) {
-        host.set(ValueLayout.JAVA_LONG, at, buff);
-        host.set(ValueLayout.JAVA_LONG, at + 8, tail);
-        host.set(ValueLayout.JAVA_LONG, at + 16, head);
-        host.set(ValueLayout.JAVA_LONG, at + 24, step);
+    /** Writes one {@code n4j_conn}: the Simple FIFO (the others null), tail, head, step. */
+    private static void conn(MemorySegment host, long at, long simpleFifo, long tail, long head, long step) {
+        host.set(ValueLayout.JAVA_LONG, at + 8L * Protocol.SIMPLE.code(), simpleFifo);
+        host.set(ValueLayout.JAVA_LONG, at + 24, tail);
+        host.set(ValueLayout.JAVA_LONG, at + 32, head);
+        host.set(ValueLayout.JAVA_LONG, at + 40, step);
     }
 
     private static String reason(CudaContext ctx, DeviceCommContext comm, int peer, int device,
