@@ -19,7 +19,7 @@ template <typename T, typename P> union n4j_packof {
 };
 
 template <typename T, typename Red, typename P> N4J_DEVICE P n4j_pack_pre(const Red& red, P x) {
-  if (!Red::kPre) return x;
+  if (!red.kPre) return x;
   n4j_packof<T, P> a;
   a.v = x;
 #pragma unroll
@@ -28,7 +28,7 @@ template <typename T, typename Red, typename P> N4J_DEVICE P n4j_pack_pre(const 
 }
 
 template <typename T, typename Red, typename P> N4J_DEVICE P n4j_pack_post(const Red& red, P x) {
-  if (!Red::kPost) return x;
+  if (!red.kPost) return x;
   n4j_packof<T, P> a;
   a.v = x;
 #pragma unroll
@@ -80,7 +80,7 @@ template <typename T, typename Red> struct n4j_prims_base {
   bool aborted;
 
   __device__ n4j_prims_base(const n4j_links& l, const n4j_coll_args& a, int* sharedAbort)
-      : red(a.nranks), L(l), abortFlag(a.abortFlag), sAbort(sharedAbort), stepBytes(a.stepBytes), aborted(false) {
+      : red(a.redop, a.nranks), L(l), abortFlag(a.abortFlag), sAbort(sharedAbort), stepBytes(a.stepBytes), aborted(false) {
     for (int i = 0; i < N4J_MAX_FAN; i++) {
       recvStep[i] = i < l.nrecv ? *l.recv[i]->step : 0;
       sendStep[i] = i < l.nsend ? *l.send[i]->step : 0;

@@ -123,8 +123,8 @@ template <template <typename, typename> class PR> struct n4j_ring_reduce {
   }
 };
 
-// Byte collectives: T is uint8_t and counts are bytes; the reduction type is never applied.
-typedef n4j_int_red<uint8_t, uint8_t, N4J_SUM> n4j_bytes;
+// Byte collectives: T is uint8_t and counts are bytes; the reduction is never applied.
+typedef n4j_int_red<uint8_t, uint8_t> n4j_bytes;
 
 template <template <typename, typename> class PR> struct n4j_ring_broadcast {
   static __device__ void run(const n4j_coll_args* a, int* sAbort) {
