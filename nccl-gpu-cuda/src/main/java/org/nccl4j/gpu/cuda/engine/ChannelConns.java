@@ -5,26 +5,25 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntFunction;
-import org.nccl4j.NcclException;
-import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /**
- * The device side of a communicator's channels (NCCL's P2P transport between ranks of one
- * process): for every ring and tree neighbour of a channel, this rank's receive FIFOs (one per
- * protocol, {@code NCCL_STEPS} slots each, as NCCL's {@code ncclRecvMem.buffs}) and control words
+ * The device side of a communicator's channels (NCCL's P2P transport): for every ring and tree
+ * neighbour of a channel, this rank's receive FIFOs (one per protocol, {@code NCCL_STEPS} slots each, as NCCL's {@code ncclRecvMem.buffs}) and control words
  * in its own device memory; the peers' addresses exchanged over the bootstrap; and the
  * {@code n4j_channel} array the kernels read ({@code common.h}). A peer that is both a ring and a
  * tree neighbour has one connection per direction, shared by both, as NCCL keys connections by
- * (channel, peer). Sender and receiver use each other's memory directly: same context, or peer
- * access between two GPUs.
+ * (channel, peer). A rank's FIFOs and control words lie in one {@link ConnRegion}, which peers
+ * of this process use directly (same context, or peer access between two GPUs) and peers of
+ * other processes map through CUDA IPC.
  */
 final class ChannelConns implements AutoCloseable {
     static final int STEPS = 8;
@@ -50,11 +49,13 @@ final class ChannelConns implements AutoCloseable {
     private static final long FIFO_ALIGN = 4096;
 
     private final CudaContext ctx;
+    private final ConnRegion region;
     private final List<Long> allocations = new ArrayList<>();
     private final long channelsAddress;
 
-    private ChannelConns(CudaContext ctx, long channelsAddress, List<Long> allocations) {
+    private ChannelConns(CudaContext ctx, ConnRegion region, long channelsAddress, List<Long> allocations) {
         this.ctx = ctx;
+        this.region = region;
         this.channelsAddress = channelsAddress;
         this.allocations.addAll(allocations);
     }
@@ -92,25 +93,32 @@ final class ChannelConns implements AutoCloseable {
         List<DeviceChannel> channels = comm.channels();
         int nc = channels.size();
         FifoLayout layout = FifoLayout.of(comm);
+        // Offsets in this rank's region, per channel and peer: the FIFOs receiving from it (4 KiB
+        // aligned, first), then the control words towards it; -1 where no link.
+        long[][] fifo = new long[nc][n];
+        long[][] ctl = new long[nc][n];
+        long at = 0;
+        for (int c = 0; c < nc; c++) {
+            Arrays.fill(fifo[c], -1);
+            Arrays.fill(ctl[c], -1);
+            for (int q : peers(channels.get(c), n)) {
+                fifo[c][q] = at;
+                at += layout.bytes();
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            for (int q : peers(channels.get(c), n)) {
+                ctl[c][q] = at;
+                at += CTL_BYTES;
+            }
+        }
+        // Zeroed: LL and LL128 lines carry flags, and a fresh buffer must hold none that a step expects.
+        ConnRegion region = ConnRegion.allocate(ctx, at);
         List<Long> mine = new ArrayList<>();
         try {
-            // Per channel and peer: the FIFOs receiving from it and the control words towards it.
-            long[][] fifo = new long[nc][n];
-            long[][] ctl = new long[nc][n];
-            long[] ring = new long[nc];
-            for (int c = 0; c < nc; c++) {
-                for (int q : peers(channels.get(c), n)) {
-                    fifo[c][q] = alloc(ctx, mine, layout.bytes());
-                    // LL and LL128 lines carry flags: a fresh buffer must hold none that a step expects.
-                    ctx.memsetD8(fifo[c][q], 0, layout.bytes(), 0);
-                    ctl[c][q] = alloc(ctx, mine, CTL_BYTES);
-                    ctx.memsetD8(ctl[c][q], 0, CTL_BYTES, 0);
-                }
-                ring[c] = alloc(ctx, mine, 4L * n);
-            }
-            // Blob: device ordinal, then per channel and rank the FIFO and control addresses (0: no link).
-            ByteBuffer blob = ByteBuffer.allocate(8 + 16 * nc * n);
-            blob.putLong(ctx.device());
+            // Blob: the region's descriptor, then per channel and rank the FIFO and control offsets.
+            ByteBuffer blob = ByteBuffer.allocate(ConnRegion.DESCRIPTOR_BYTES + 16 * nc * n);
+            region.describe(blob, ConnRegion.ipcNeeded(comm));
             for (int c = 0; c < nc; c++) {
                 for (int q = 0; q < n; q++) {
                     blob.putLong(fifo[c][q]).putLong(ctl[c][q]);
@@ -118,6 +126,11 @@ final class ChannelConns implements AutoCloseable {
             }
             byte[] all = comm.allGather(blob.array());
             int stride = blob.capacity();
+            long mineBase = region.base();
+            long[] ring = new long[nc];
+            for (int c = 0; c < nc; c++) {
+                ring[c] = alloc(ctx, mine, 4L * n);
+            }
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment host = arena.allocate((long) CHANNEL_BYTES * nc, 8);
                 for (int c = 0; c < nc; c++) {
@@ -125,19 +138,19 @@ final class ChannelConns implements AutoCloseable {
                     int[] r = ch.ring();
                     int cc = c;
                     long base = (long) CHANNEL_BYTES * c;
-                    for (int q : peers(ch, n)) {
-                        peer(ctx, comm, q, (int) ByteBuffer.wrap(all, q * stride, 8).getLong(), contexts);
-                    }
                     Link link = (peer, send) -> {
-                        ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride).slice();
-                        long theirFifo = pb.getLong(8 + 16 * (cc * n + me));
-                        long theirCtl = pb.getLong(16 + 16 * (cc * n + me));
-                        long myCtl = ctl[cc][peer];
+                        ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride);
+                        long theirs = region.map(comm, peer, pb, contexts);
+                        int o = ConnRegion.DESCRIPTOR_BYTES + 16 * (cc * n + me);
+                        long theirFifo = theirs + pb.getLong(o);
+                        long theirCtl = theirs + pb.getLong(o + 8);
+                        long myCtl = mineBase + ctl[cc][peer];
                         return send
                                 // into the peer's FIFOs and tail; our head (the peer writes it); our send step
                                 ? new long[] {theirFifo, theirCtl + TAIL, myCtl + HEAD, myCtl + SEND_STEP}
                                 // our FIFOs and tail (the peer writes them); the peer's head; our receive step
-                                : new long[] {fifo[cc][peer], myCtl + TAIL, theirCtl + HEAD, myCtl + RECV_STEP};
+                                : new long[] {mineBase + fifo[cc][peer], myCtl + TAIL, theirCtl + HEAD,
+                                    myCtl + RECV_STEP};
                     };
                     conn(host, base + RING_SEND, layout, link.of(r[1], true));
                     conn(host, base + RING_RECV, layout, link.of(r[n - 1], false));
@@ -161,10 +174,11 @@ final class ChannelConns implements AutoCloseable {
                 }
                 long array = alloc(ctx, mine, host.byteSize());
                 ctx.copyHtoD(array, host.address(), host.byteSize(), 0);
-                return new ChannelConns(ctx, array, mine);
+                return new ChannelConns(ctx, region, array, mine);
             }
         } catch (RuntimeException | Error e) {
             mine.forEach(ctx::memFree);
+            region.close();
             throw e;
         }
     }
@@ -206,29 +220,11 @@ final class ChannelConns implements AutoCloseable {
         return a;
     }
 
-    /** A neighbour must be in this process, on this GPU or one it can reach by peer access. */
-    private static void peer(CudaContext ctx, DeviceCommContext comm, int peer, int device,
-                             IntFunction<CudaContext> contexts) {
-        if (!comm.inThisProcess(peer)) {
-            throw NcclException.of(Result.INVALID_USAGE, "rank " + comm.rank() + ": ring or tree neighbour rank " + peer
-                    + " runs in another process; the cuda backend connects ranks of one process only so far",
-                    "run the ranks as threads of one JVM (Nccl.commInitAll), or use the host backend");
-        }
-        if (device != ctx.device()) {
-            CudaContext other = contexts.apply(device);
-            if (!ctx.canAccessPeer(other)) {
-                throw NcclException.of(Result.INVALID_USAGE, "rank " + comm.rank() + " on GPU " + ctx.device()
-                        + " cannot access GPU " + device + " of neighbour rank " + peer,
-                        "the GPUs need peer access (NVLink or a common PCIe switch)");
-            }
-            ctx.enablePeerAccess(other);
-        }
-    }
-
     /** Frees the device memory; the kernels that use it must have ended. */
     @Override
     public void close() {
         allocations.forEach(ctx::memFree);
         allocations.clear();
+        region.close();
     }
 }
