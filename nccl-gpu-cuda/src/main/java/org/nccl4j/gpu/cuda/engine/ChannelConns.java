@@ -139,7 +139,7 @@ final class ChannelConns implements AutoCloseable {
                     int cc = c;
                     long base = (long) CHANNEL_BYTES * c;
                     Link link = (peer, send) -> {
-                        ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride);
+                        ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride).slice();
                         long theirs = region.map(comm, peer, pb, contexts);
                         int o = ConnRegion.DESCRIPTOR_BYTES + 16 * (cc * n + me);
                         long theirFifo = theirs + pb.getLong(o);

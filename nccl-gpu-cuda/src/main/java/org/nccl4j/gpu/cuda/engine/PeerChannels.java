@@ -103,7 +103,7 @@ final class PeerChannels implements AutoCloseable {
                         unreachable[p] = "this rank (a send to self is a copy)";
                         continue;
                     }
-                    ByteBuffer pb = ByteBuffer.wrap(all, p * stride, stride);
+                    ByteBuffer pb = ByteBuffer.wrap(all, p * stride, stride).slice();
                     long theirs;
                     try {
                         theirs = region.map(comm, p, pb, contexts);
