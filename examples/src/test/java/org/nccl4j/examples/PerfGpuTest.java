@@ -24,7 +24,8 @@ class PerfGpuTest {
         CudaGpu.requireOrSkip();
     }
 
-    private static Cli.Result perf(String... a) {
+    /** {@code nccl4j perf --device cuda -n 2 -w 1} and {@code a}. */
+    static Cli.Result perf(String... a) {
         List<String> l = new ArrayList<>(List.of("perf", "--device", "cuda", "-n", "2", "-w", "1"));
         l.addAll(List.of(a));
         return Cli.run(l.toArray(String[]::new));

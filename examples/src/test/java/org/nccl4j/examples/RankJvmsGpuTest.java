@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,17 +36,11 @@ class RankJvmsGpuTest {
         CudaGpu.requireOrSkip();
     }
 
-    private static Cli.Result perf(String... a) {
-        List<String> l = new ArrayList<>(List.of("perf", "--device", "cuda", "-n", "2", "-w", "1"));
-        l.addAll(List.of(a));
-        return Cli.run(l.toArray(String[]::new));
-    }
-
     @Test
     void everyCollectiveChecksOutAcrossRankJvms() {
         for (int n : new int[] {2}) {
             for (String coll : COLLS) {
-                Cli.Result r = perf("--nranks", Integer.toString(n), "--op", coll, "-b", "8", "-e", "8M", "-f", "1024");
+                Cli.Result r = PerfGpuTest.perf("--nranks", Integer.toString(n), "--op", coll, "-b", "8", "-e", "8M", "-f", "1024");
                 assertEquals(0, r.exitCode(), coll + " on " + n + " rank JVMs: " + r.text());
                 PerfTable.parse(r.lines()).assertCleanSweep(8, 8 << 20, 1024);
                 Set<String> pids = r.lines().stream().map(RANK_LINE::matcher).filter(Matcher::matches)
