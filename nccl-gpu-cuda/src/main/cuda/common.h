@@ -11,12 +11,36 @@
 typedef __hip_bfloat16 n4j_bf16;
 // HIP has no ld.cg; a nontemporal load also bypasses the non-coherent cache.
 #define N4J_LOAD_CG(p) __builtin_nontemporal_load(p)
+// A 16-byte load and store whose 8-byte halves are each single accesses (LL lines).
+static __device__ __forceinline__ uint4 n4j_load_volatile16(const void* p) {
+  uint4 v;
+  const volatile uint64_t* q = (const volatile uint64_t*)p;
+  uint64_t a = q[0], b = q[1];
+  v.x = (uint32_t)a; v.y = (uint32_t)(a >> 32); v.z = (uint32_t)b; v.w = (uint32_t)(b >> 32);
+  return v;
+}
+static __device__ __forceinline__ void n4j_store_volatile16(void* p, uint4 v) {
+  volatile uint64_t* q = (volatile uint64_t*)p;
+  q[0] = v.x | ((uint64_t)v.y << 32);
+  q[1] = v.z | ((uint64_t)v.w << 32);
+}
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 typedef __nv_bfloat16 n4j_bf16;
 // Loads from buffers other blocks write (FIFO slots) must not hit a stale L1 line: cache in L2 only.
 #define N4J_LOAD_CG(p) __ldcg(p)
+// LL lines: one 16-byte access, each 8-byte half (data and flag) seen whole (NCCL's readLL/storeLL).
+static __device__ __forceinline__ uint4 n4j_load_volatile16(const void* p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+static __device__ __forceinline__ void n4j_store_volatile16(void* p, uint4 v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
 #endif
 
 #define N4J_DEVICE static __device__ __forceinline__
@@ -36,33 +60,70 @@ enum { N4J_INT8 = 0, N4J_UINT8, N4J_INT32, N4J_UINT32, N4J_INT64, N4J_UINT64, N4
 // Reductions: NCCL's ncclRedOp_t values.
 enum { N4J_SUM = 0, N4J_PROD, N4J_MAX, N4J_MIN, N4J_AVG };
 
-// One direction of one channel's ring connection. The sender writes data into the receiver's
-// FIFO slot (step % N4J_STEPS) and then the receiver's tail; the receiver reads the slot and
-// then writes the sender's head. Both ends keep their step count in device memory across launches.
+// Protocols: NCCL's NCCL_PROTO_* values, the index of a connection's buffer.
+enum { N4J_PROTO_LL = 0, N4J_PROTO_LL128, N4J_PROTO_SIMPLE };
+// LL: 16-byte lines {data1, flag1, data2, flag2}; LL128: 128-byte lines of 15 data words and a
+// flag word last (org.nccl4j.core.proto.LlLine and Ll128Line lay them out the same way).
+#define N4J_LL_LINE 16
+#define N4J_LL128_LINE 128
+#define N4J_LL128_DATA 120
+// Peers a primitive receives from or sends to at most (NCCL_MAX_TREE_ARITY).
+#define N4J_MAX_FAN 3
+
+// One direction of one connection between two ranks of a channel. The sender writes data into
+// the receiver's FIFO slot (step % N4J_STEPS) of the call's protocol and then, for Simple, the
+// receiver's tail (LL and LL128 lines carry their own flags); the receiver reads the slot and
+// then writes the sender's head. Both ends keep their step count in device memory across
+// launches; one count serves every protocol, as in NCCL.
 struct n4j_conn {
-  char* buff;                 // the receiver's FIFO: N4J_STEPS slots of stepBytes
-  volatile uint64_t* tail;    // in the receiver's memory: steps posted
+  char* buffs[3];             // the receiver's FIFOs, by protocol: N4J_STEPS slots each
+  volatile uint64_t* tail;    // in the receiver's memory: Simple steps posted
   volatile uint64_t* head;    // in the sender's memory: steps consumed
   uint64_t* step;             // this end's step count
 };
 
+// A channel seen from this rank: its ring and tree connections. A peer that is both a ring and
+// a tree neighbour has one connection per direction, which both use (the same words).
 struct n4j_channel {
-  struct n4j_conn send;       // to ring[1]
-  struct n4j_conn recv;       // from ring[nranks-1]
+  struct n4j_conn ringSend;   // to ring[1]
+  struct n4j_conn ringRecv;   // from ring[nranks-1]
+  struct n4j_conn upSend;     // to the tree parent (unused at the root)
+  struct n4j_conn upRecv;     // from the tree parent
+  struct n4j_conn downSend[N4J_MAX_FAN];  // to each child
+  struct n4j_conn downRecv[N4J_MAX_FAN];  // from each child
   const int* ring;            // ranks by distance from this one: ring[0] is this rank
+  int treeUp;                 // parent rank, -1 at the root
+  int nTreeDown;              // children
 };
 
-// A collective's arguments, packed by the Java launcher (CollArgs.java mirrors this layout).
+// A collective's arguments, packed by the Java launcher (CollArgs.java mirrors this layout): the
+// buffers and the plan nccl-core computed (DeviceCollPlan).
 struct n4j_coll_args {
   const void* sendbuff;
   void* recvbuff;
   uint64_t count;             // elements (per rank for AllGather and ReduceScatter)
   struct n4j_channel* channels;
   volatile int* abortFlag;    // host-mapped: set by the host to stop every wait
+  uint64_t chunk;             // elements per chunk
+  uint64_t align;             // Ring: chunks round up to a multiple of this many elements
   int nranks;
   int root;
   int dtype;
   int redop;
-  int stepBytes;              // bytes of one FIFO slot
+  int stepBytes;              // bytes of one FIFO slot of the call's protocol
   int nChannels;
+  int interleaved;            // Ring AllReduce: chunk c of channel b at c * nChannels + b
+  int pad;
 };
+
+// The connections one primitive uses: reduced from recv[0..nrecv) in order, sent to every send[].
+struct n4j_links {
+  const struct n4j_conn* recv[N4J_MAX_FAN];
+  const struct n4j_conn* send[N4J_MAX_FAN];
+  int nrecv, nsend;
+};
+
+// CollArgs.java and ChannelConns.java pack these layouts; a change here must change them too.
+static_assert(sizeof(n4j_conn) == 48, "ChannelConns.CONN_BYTES");
+static_assert(sizeof(n4j_channel) == 496 && __builtin_offsetof(n4j_channel, ring) == 480, "ChannelConns.CHANNEL_BYTES");
+static_assert(sizeof(n4j_coll_args) == 88 && __builtin_offsetof(n4j_coll_args, nranks) == 56, "CollArgs.COLL_BYTES");

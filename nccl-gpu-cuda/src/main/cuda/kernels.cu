@@ -1,13 +1,7 @@
 // nccl4j's CUDA kernels: one launch per collective, one block per channel (NCCL's model). The
 // entry points are extern "C" so the Java launcher finds them by name in the fatbin
-// (org.nccl4j.gpu.cuda.kernel.KernelEntries lists them).
-#include "ring.h"
-
-template <template <typename, typename> class K> struct n4j_coll {
-  template <typename T, typename Red> static __device__ void run(const n4j_coll_args* a, int* sAbort) {
-    K<T, Red>::run(a, sAbort);
-  }
-};
+// (org.nccl4j.gpu.cuda.kernel.KernelEntries lists them): nccl4j_<collective>_<algorithm>_<protocol>.
+#include "tree.h"
 
 // The block's shared abort bit, cleared before any wait.
 #define N4J_BLOCK_START()            \
@@ -15,30 +9,31 @@ template <template <typename, typename> class K> struct n4j_coll {
   if (threadIdx.x == 0) sAbort = 0;  \
   __syncthreads();
 
-extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_AllReduce_Ring_Simple(n4j_coll_args a) {
-  N4J_BLOCK_START();
-  n4j_dispatch<n4j_coll<n4j_ring_all_reduce>>(a.dtype, a.redop, &a, &sAbort);
-}
+// A reducing collective: one instantiation per type and reduction, picked at run time.
+#define N4J_REDUCING(COLL, ALGO, PROTO, K, PR)                                                               \
+  extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_##COLL##_##ALGO##_##PROTO(n4j_coll_args a) { \
+    N4J_BLOCK_START();                                                                                       \
+    n4j_dispatch<K<PR>>(a.dtype, a.redop, &a, &sAbort);                                                      \
+  }
+// A byte collective (Broadcast, AllGather).
+#define N4J_BYTES(COLL, PROTO, K, PR)                                                                          \
+  extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_##COLL##_Ring_##PROTO(n4j_coll_args a) {     \
+    N4J_BLOCK_START();                                                                                         \
+    K<PR>::run(&a, &sAbort);                                                                                   \
+  }
+#define N4J_EVERY_PROTOCOL(M, ...) \
+  M(__VA_ARGS__, LL, n4j_prims_ll) M(__VA_ARGS__, LL128, n4j_prims_ll128) M(__VA_ARGS__, Simple, n4j_prims_simple)
 
-extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_ReduceScatter_Ring_Simple(n4j_coll_args a) {
-  N4J_BLOCK_START();
-  n4j_dispatch<n4j_coll<n4j_ring_reduce_scatter>>(a.dtype, a.redop, &a, &sAbort);
-}
+#define N4J_RING_REDUCING(COLL, K, PROTO, PR) N4J_REDUCING(COLL, Ring, PROTO, K, PR)
+#define N4J_TREE_REDUCING(COLL, K, PROTO, PR) N4J_REDUCING(COLL, Tree, PROTO, K, PR)
+#define N4J_RING_BYTES(COLL, K, PROTO, PR) N4J_BYTES(COLL, PROTO, K, PR)
 
-extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_Reduce_Ring_Simple(n4j_coll_args a) {
-  N4J_BLOCK_START();
-  n4j_dispatch<n4j_coll<n4j_ring_reduce>>(a.dtype, a.redop, &a, &sAbort);
-}
-
-extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_Broadcast_Ring_Simple(n4j_coll_args a) {
-  N4J_BLOCK_START();
-  n4j_ring_broadcast(&a, &sAbort);
-}
-
-extern "C" __global__ void __launch_bounds__(N4J_THREADS) nccl4j_AllGather_Ring_Simple(n4j_coll_args a) {
-  N4J_BLOCK_START();
-  n4j_ring_all_gather(&a, &sAbort);
-}
+N4J_EVERY_PROTOCOL(N4J_RING_REDUCING, AllReduce, n4j_ring_all_reduce)
+N4J_EVERY_PROTOCOL(N4J_TREE_REDUCING, AllReduce, n4j_tree_all_reduce)
+N4J_EVERY_PROTOCOL(N4J_RING_REDUCING, ReduceScatter, n4j_ring_reduce_scatter)
+N4J_EVERY_PROTOCOL(N4J_RING_REDUCING, Reduce, n4j_ring_reduce)
+N4J_EVERY_PROTOCOL(N4J_RING_BYTES, Broadcast, n4j_ring_broadcast)
+N4J_EVERY_PROTOCOL(N4J_RING_BYTES, AllGather, n4j_ring_all_gather)
 
 #include "sendrecv.h"
 

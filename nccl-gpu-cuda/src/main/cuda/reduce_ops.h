@@ -6,6 +6,9 @@
 // - AVG sums: floating types pre-multiply each rank's own input by the rounded reciprocal of
 //   nranks, integer types divide the full sum by nranks, truncating.
 // Float arithmetic goes through the _rn intrinsics so that nvcc never contracts it into an FMA.
+// The reduction is a run-time value of the reducer (one instantiation per element type, not per
+// type and op: nvcc's time and the fatbin's size grow with every instantiation); the switch is
+// uniform across a block, so it costs a few instructions per element of memory-bound loops.
 #pragma once
 
 #include "common.h"
@@ -40,13 +43,12 @@ N4J_DEVICE double n4j_dmin(double x, double y) {
 }
 
 // Integers: T is the storage type, U its unsigned twin for wrapping arithmetic.
-template <typename T, typename U, int OP> struct n4j_int_red {
-  int nranks;
-  __device__ n4j_int_red(int n) : nranks(n) {}
-  static const bool kPre = false;
-  static const bool kPost = OP == N4J_AVG;
+template <typename T, typename U> struct n4j_int_red {
+  int op, nranks;
+  bool kPre, kPost;  // whether pre() and post() change anything
+  __device__ n4j_int_red(int o, int n) : op(o), nranks(n), kPre(false), kPost(o == N4J_AVG) {}
   __device__ T apply(T a, T b) const {
-    switch (OP) {
+    switch (op) {
       case N4J_PROD: return (T)((U)a * (U)b);
       case N4J_MAX: return a < b ? b : a;
       case N4J_MIN: return a < b ? a : b;
@@ -54,16 +56,17 @@ template <typename T, typename U, int OP> struct n4j_int_red {
     }
   }
   __device__ T pre(T x) const { return x; }
-  __device__ T post(T x) const { return OP == N4J_AVG ? (T)(x / (T)nranks) : x; }
+  __device__ T post(T x) const { return (T)(x / (T)nranks); }
 };
 
-template <int OP> struct n4j_f32_red {
+struct n4j_f32_red {
+  int op;
   float rcp;
-  __device__ n4j_f32_red(int n) : rcp(OP == N4J_AVG ? __frcp_rn((float)n) : 1.0f) {}
-  static const bool kPre = OP == N4J_AVG;
-  static const bool kPost = false;
+  bool kPre, kPost;
+  __device__ n4j_f32_red(int o, int n)
+      : op(o), rcp(o == N4J_AVG ? __frcp_rn((float)n) : 1.0f), kPre(o == N4J_AVG), kPost(false) {}
   __device__ float apply(float a, float b) const {
-    switch (OP) {
+    switch (op) {
       case N4J_PROD: return __fmul_rn(a, b);
       case N4J_MAX: return n4j_fmax(a, b);
       case N4J_MIN: return n4j_fmin(a, b);
@@ -74,13 +77,14 @@ template <int OP> struct n4j_f32_red {
   __device__ float post(float x) const { return x; }
 };
 
-template <int OP> struct n4j_f64_red {
+struct n4j_f64_red {
+  int op;
   double rcp;
-  __device__ n4j_f64_red(int n) : rcp(OP == N4J_AVG ? __drcp_rn((double)n) : 1.0) {}
-  static const bool kPre = OP == N4J_AVG;
-  static const bool kPost = false;
+  bool kPre, kPost;
+  __device__ n4j_f64_red(int o, int n)
+      : op(o), rcp(o == N4J_AVG ? __drcp_rn((double)n) : 1.0), kPre(o == N4J_AVG), kPost(false) {}
   __device__ double apply(double a, double b) const {
-    switch (OP) {
+    switch (op) {
       case N4J_PROD: return __dmul_rn(a, b);
       case N4J_MAX: return n4j_dmax(a, b);
       case N4J_MIN: return n4j_dmin(a, b);
@@ -98,15 +102,16 @@ template <typename H> N4J_DEVICE H n4j_from_float(float x);
 template <> __device__ __forceinline__ __half n4j_from_float<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ n4j_bf16 n4j_from_float<n4j_bf16>(float x) { return __float2bfloat16_rn(x); }
 
-template <typename H, int OP> struct n4j_f16_red {
+template <typename H> struct n4j_f16_red {
+  int op;
   float scale;  // the reciprocal rounded to H, widened: x * scale is exact in float and rounds once
-  __device__ n4j_f16_red(int n)
-      : scale(OP == N4J_AVG ? n4j_to_float(n4j_from_float<H>(__frcp_rn((float)n))) : 1.0f) {}
-  static const bool kPre = OP == N4J_AVG;
-  static const bool kPost = false;
+  bool kPre, kPost;
+  __device__ n4j_f16_red(int o, int n)
+      : op(o), scale(o == N4J_AVG ? n4j_to_float(n4j_from_float<H>(__frcp_rn((float)n))) : 1.0f),
+        kPre(o == N4J_AVG), kPost(false) {}
   __device__ H apply(H a, H b) const {
     float x = n4j_to_float(a), y = n4j_to_float(b);
-    switch (OP) {
+    switch (op) {
       case N4J_PROD: return n4j_from_float<H>(__fmul_rn(x, y));
       case N4J_MAX: return n4j_from_float<H>(n4j_fmax(x, y));
       case N4J_MIN: return n4j_from_float<H>(n4j_fmin(x, y));
@@ -117,46 +122,21 @@ template <typename H, int OP> struct n4j_f16_red {
   __device__ H post(H x) const { return x; }
 };
 
-// Binders: B::red<OP> is the reduction of one element type by OP.
-template <typename T, typename U> struct n4j_int_bind {
-  template <int OP> using red = n4j_int_red<T, U, OP>;
-};
-template <typename H> struct n4j_f16_bind {
-  template <int OP> using red = n4j_f16_red<H, OP>;
-};
-struct n4j_f32_bind {
-  template <int OP> using red = n4j_f32_red<OP>;
-};
-struct n4j_f64_bind {
-  template <int OP> using red = n4j_f64_red<OP>;
-};
-
-template <typename F, typename T, typename B, typename... A>
-N4J_DEVICE bool n4j_dispatch_op(int redop, A... args) {
-  switch (redop) {
-    case N4J_SUM: F::template run<T, typename B::template red<N4J_SUM>>(args...); return true;
-    case N4J_PROD: F::template run<T, typename B::template red<N4J_PROD>>(args...); return true;
-    case N4J_MAX: F::template run<T, typename B::template red<N4J_MAX>>(args...); return true;
-    case N4J_MIN: F::template run<T, typename B::template red<N4J_MIN>>(args...); return true;
-    case N4J_AVG: F::template run<T, typename B::template red<N4J_AVG>>(args...); return true;
-  }
-  return false;
-}
-
-// Calls F::run<T, Red>(args...) for the (dtype, redop) pair; false for a pair it does not know.
+// Calls F::run<T, Red>(args...) for the element type; false for a type or reduction it does not know.
 template <typename F, typename... A>
 N4J_DEVICE bool n4j_dispatch(int dtype, int redop, A... args) {
+  if (redop < N4J_SUM || redop > N4J_AVG) return false;
   switch (dtype) {
-    case N4J_INT8: return n4j_dispatch_op<F, int8_t, n4j_int_bind<int8_t, uint8_t>>(redop, args...);
-    case N4J_UINT8: return n4j_dispatch_op<F, uint8_t, n4j_int_bind<uint8_t, uint8_t>>(redop, args...);
-    case N4J_INT32: return n4j_dispatch_op<F, int32_t, n4j_int_bind<int32_t, uint32_t>>(redop, args...);
-    case N4J_UINT32: return n4j_dispatch_op<F, uint32_t, n4j_int_bind<uint32_t, uint32_t>>(redop, args...);
-    case N4J_INT64: return n4j_dispatch_op<F, int64_t, n4j_int_bind<int64_t, uint64_t>>(redop, args...);
-    case N4J_UINT64: return n4j_dispatch_op<F, uint64_t, n4j_int_bind<uint64_t, uint64_t>>(redop, args...);
-    case N4J_FLOAT16: return n4j_dispatch_op<F, __half, n4j_f16_bind<__half>>(redop, args...);
-    case N4J_FLOAT32: return n4j_dispatch_op<F, float, n4j_f32_bind>(redop, args...);
-    case N4J_FLOAT64: return n4j_dispatch_op<F, double, n4j_f64_bind>(redop, args...);
-    case N4J_BFLOAT16: return n4j_dispatch_op<F, n4j_bf16, n4j_f16_bind<n4j_bf16>>(redop, args...);
+    case N4J_INT8: F::template run<int8_t, n4j_int_red<int8_t, uint8_t>>(args...); return true;
+    case N4J_UINT8: F::template run<uint8_t, n4j_int_red<uint8_t, uint8_t>>(args...); return true;
+    case N4J_INT32: F::template run<int32_t, n4j_int_red<int32_t, uint32_t>>(args...); return true;
+    case N4J_UINT32: F::template run<uint32_t, n4j_int_red<uint32_t, uint32_t>>(args...); return true;
+    case N4J_INT64: F::template run<int64_t, n4j_int_red<int64_t, uint64_t>>(args...); return true;
+    case N4J_UINT64: F::template run<uint64_t, n4j_int_red<uint64_t, uint64_t>>(args...); return true;
+    case N4J_FLOAT16: F::template run<__half, n4j_f16_red<__half>>(args...); return true;
+    case N4J_FLOAT32: F::template run<float, n4j_f32_red>(args...); return true;
+    case N4J_FLOAT64: F::template run<double, n4j_f64_red>(args...); return true;
+    case N4J_BFLOAT16: F::template run<n4j_bf16, n4j_f16_red<n4j_bf16>>(args...); return true;
   }
   return false;
 }

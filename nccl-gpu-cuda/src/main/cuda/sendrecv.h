@@ -22,7 +22,7 @@
 #define N4J_P2P_MAX_OPS 448
 
 struct n4j_p2p_lane {
-  int channel;  // index into peers: 2 * peer sends to it, 2 * peer + 1 receives from it
+  int channel;  // index into conns: 2 * peer sends to it, 2 * peer + 1 receives from it
   int first;    // first transfer in ops
   int count;    // transfers, in call order
   int send;     // 1: sends, 0: receives
@@ -35,7 +35,7 @@ struct n4j_p2p_op {
 
 // The launch's argument block, packed by P2pArgs.java.
 struct n4j_p2p_args {
-  struct n4j_channel* peers;  // per peer, a sending and a receiving channel
+  struct n4j_conn* conns;     // per peer, a sending and a receiving connection
   volatile int* abortFlag;
   int nranks;
   int stepBytes;
@@ -58,7 +58,15 @@ N4J_DEVICE void n4j_p2p_lane_run(const n4j_p2p_args& a, int* sAbort) {
   c.nranks = a.nranks;
   c.stepBytes = a.stepBytes;
   c.nChannels = 1;
-  n4j_prims<uint8_t, n4j_bytes> p(a.peers[lane.channel], c, sAbort);
+  n4j_links l = {};
+  if (lane.send) {
+    l.send[0] = &a.conns[lane.channel];
+    l.nsend = 1;
+  } else {
+    l.recv[0] = &a.conns[lane.channel];
+    l.nrecv = 1;
+  }
+  n4j_prims_simple<uint8_t, n4j_bytes> p(l, c, sAbort);
   for (int k = 0; k < lane.count; k++) {
     const n4j_p2p_op& op = a.ops[lane.first + k];
     if (lane.send) {

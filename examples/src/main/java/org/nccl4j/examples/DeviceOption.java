@@ -1,7 +1,11 @@
 package org.nccl4j.examples;
 
 import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.IntFunction;
 import org.nccl4j.CommConfig;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -17,8 +21,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --device} of perf and train: host memory and the host backend (the default), or the
- * communicator's GPU memory and the {@code cuda} backend. The cuda backend connects only ranks of
- * one process (no cross-process GPU transport yet), so its ranks are threads of this JVM.
+ * communicator's GPU memory and the {@code cuda} backend, with its ranks as threads of this JVM
+ * or as local rank JVMs (one GPU per rank, or sharing the GPUs when they outnumber them).
  */
 final class DeviceOption {
     /** The memory a command's collectives move. */
@@ -34,8 +38,7 @@ final class DeviceOption {
     }
 
     @Option(names = "--device", defaultValue = "host", paramLabel = "DEVICE",
-            description = "host: host memory, host backend (default); cuda: GPU memory (DeviceBuffer), cuda backend, "
-                    + "ranks as threads of this JVM")
+            description = "host: host memory, host backend (default); cuda: GPU memory (DeviceBuffer), cuda backend")
     Kind kind = Kind.HOST;
 
     /** @return whether the collectives run on device memory */
@@ -63,14 +66,54 @@ final class DeviceOption {
             return;
         }
         b.param(Params.DEVICE.envName(), kind.backend());
+        if (share(nranks, usable().deviceCount(), notes)) {
+            b.param(Params.SHARED_DEVICE.envName(), "1");
+        }
+    }
+
+    /** @return what each rank JVM must also get: {@code --device} when it is not the host */
+    List<String> childOptions() {
+        return onDevice() ? List.of("--device", kind.backend()) : List.of();
+    }
+
+    /**
+     * The environment of {@code nranks} local rank JVMs: on a device, rank {@code r} takes GPU
+     * {@code r % gpus} (NCCL's one GPU per local rank) unless {@code NCCL4J_CUDA_DEVICE} pins one,
+     * and {@code NCCL4J_SHARED_DEVICE=1} when the ranks outnumber the GPUs (unless set elsewhere),
+     * said on {@code notes}.
+     *
+     * @throws NcclException INVALID_USAGE at once, with the backend's reason, when it cannot run here
+     */
+    IntFunction<Map<String, String>> rankEnv(int nranks, PrintStream notes) {
+        if (!onDevice()) {
+            return r -> Map.of();
+        }
         int gpus = usable().deviceCount();
+        boolean pinned = Config.global().integer(Params.CUDA_DEVICE) >= 0;
+        boolean share = share(nranks, gpus, notes);
+        return r -> {
+            Map<String, String> env = new HashMap<>();
+            if (!pinned) {
+                env.put(Params.CUDA_DEVICE.envName(), Integer.toString(r % gpus));
+            }
+            if (share) {
+                env.put(Params.SHARED_DEVICE.envName(), "1");
+            }
+            return env;
+        };
+    }
+
+    /** Whether {@code nranks} ranks must share GPUs and nothing set that already; if so, says it on {@code notes}. */
+    private static boolean share(int nranks, int gpus, PrintStream notes) {
+        Config global = Config.global();
         boolean pinned = global.integer(Params.CUDA_DEVICE) >= 0;
         if ((nranks > gpus || pinned && nranks > 1) && global.setting(Params.SHARED_DEVICE).source() == Source.DEFAULT) {
-            b.param(Params.SHARED_DEVICE.envName(), "1");
             notes.printf(Locale.ROOT, "# %d ranks on %s: NCCL4J_SHARED_DEVICE=1, ranks share a GPU, each on its own "
                     + "streams%n", nranks, pinned ? "GPU " + global.integer(Params.CUDA_DEVICE)
                     : gpus + " GPU" + (gpus == 1 ? "" : "s"));
+            return true;
         }
+        return false;
     }
 
     /** The backend {@code --device} names, created to learn that it runs here and how many devices it has. */

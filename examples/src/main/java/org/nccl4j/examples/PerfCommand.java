@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
             "Ranks: --nranks N local rank JVMs, --threads N ranks in this JVM, or one rank per process under a launcher "
                     + "(mpirun -np 2 -x NCCL_COMM_ID=host:port nccl4j perf ...).",
             "--device cuda: buffers in GPU memory (filled and checked through host copies, outside the timed loop), "
-                    + "ranks as threads of this JVM (--nranks N too), sharing a GPU when they outnumber the GPUs; "
+                    + "one GPU per rank, sharing the GPUs when the ranks outnumber them; "
                     + "allreduce, broadcast, reduce, allgather and reducescatter."})
 final class PerfCommand implements Callable<Integer> {
     @Option(names = "--op", defaultValue = "allreduce", paramLabel = "COLL",
@@ -78,7 +78,7 @@ final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        int threads = ranks.threadRanks(device, 1);
+        int threads = ranks.threadRanks();
         if (threads == 0 && !RankOptions.underLauncher() && ranks.nranks == null) {
             threads = 1; // no rank options: one rank in this JVM
         }
@@ -98,7 +98,7 @@ final class PerfCommand implements Callable<Integer> {
                 return ThreadRanks.run(n, ranks.config(device, n, System.out), c -> runRank(c, settings));
             }
             if (!RankOptions.underLauncher()) {
-                return RankLauncher.launch(ranks.nranks, childArgs(), ranks);
+                return RankLauncher.launch(ranks.nranks, childArgs(), ranks, device, output -> 0);
             }
             try (Communicator c = Nccl.commInitFromEnv(ranks.config(device, 1, System.out))) {
                 return runRank(c, settings);

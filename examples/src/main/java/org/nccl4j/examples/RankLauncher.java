@@ -1,7 +1,10 @@
 package org.nccl4j.examples;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
@@ -18,19 +21,26 @@ final class RankLauncher {
      * @return 0 if every rank succeeded, else 1
      */
     static int launch(int nranks, List<String> args, RankOptions options) {
-        return launch(nranks, args, options, output -> 0);
+        return launch(nranks, args, options, new DeviceOption(), output -> 0);
     }
 
     /**
      * @param nranks  number of rank JVMs
      * @param args    the subcommand and its arguments each rank runs
      * @param options deadline
+     * @param device  the ranks' device: its option goes to every rank, with the rank's GPU
      * @param judge   once every rank succeeded: the exit code their output lines (by rank) deserve
      * @return the judge's code if every rank succeeded, else 1
+     * @throws org.nccl4j.NcclException at once when the device cannot run here
      */
-    static int launch(int nranks, List<String> args, RankOptions options, ToIntFunction<List<List<String>>> judge) {
+    static int launch(int nranks, List<String> args, RankOptions options, DeviceOption device,
+                      ToIntFunction<List<List<String>>> judge) {
+        IntFunction<Map<String, String>> env = device.rankEnv(nranks, System.out);
+        List<String> all = new ArrayList<>(args);
+        all.addAll(device.childOptions());
         try {
-            LocalLauncher.Outcome out = new LocalLauncher(Main.class.getName(), args)
+            LocalLauncher.Outcome out = new LocalLauncher(Main.class.getName(), all)
+                    .envPerRank(env)
                     .echo(System.out, false)
                     .run(nranks, Nccl.getUniqueId().toString(), options.timeout);
             if (out.success()) {

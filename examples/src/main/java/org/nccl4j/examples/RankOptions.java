@@ -46,24 +46,9 @@ final class RankOptions {
         return b.build();
     }
 
-    /**
-     * @param device       what {@code --device} asks for
-     * @param defaultRanks ranks when neither {@code --threads} nor {@code --nranks} is given
-     * @return how many ranks run as threads of this JVM, or 0 when they are rank JVMs or one rank
-     *     of a launcher; with a device, {@code --nranks} ranks are threads too (the cuda backend
-     *     connects the ranks of one process only)
-     */
-    int threadRanks(DeviceOption device, int defaultRanks) {
-        if (threads != null) {
-            return threads;
-        }
-        if (underLauncher()) {
-            return 0;
-        }
-        if (device.onDevice()) {
-            return nranks != null ? nranks : defaultRanks;
-        }
-        return 0;
+    /** @return how many ranks run as threads of this JVM ({@code --threads}), or 0: rank JVMs or one rank of a launcher */
+    int threadRanks() {
+        return threads != null ? threads : 0;
     }
 
     /** @return the options each rank JVM started by {@link RankLauncher} must also get */

@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
             "Prints the loss per epoch, time per step and the share of communication, every rank's weight digest, and "
                     + "whether the replicas are bit-identical (exit 1 if not). Default: 4 local rank JVMs.",
             "--device cuda: gradients in device memory (copied to the GPU, all-reduced there, copied back each step); "
-                    + "the model math runs on the CPU. Ranks are threads of this JVM (--nranks N too, default 4)."})
+                    + "the model math runs on the CPU; one GPU per rank, sharing the GPUs when the ranks outnumber them."})
 final class TrainCommand implements Callable<Integer> {
     private static final int DEFAULT_RANKS = 4;
 
@@ -72,7 +72,7 @@ final class TrainCommand implements Callable<Integer> {
             return 2;
         }
         try {
-            int threads = ranks.threadRanks(device, DEFAULT_RANKS);
+            int threads = ranks.threadRanks();
             if (threads > 0) {
                 ReplicaDigest[] digests = new ReplicaDigest[threads];
                 int code = ThreadRanks.run(threads, ranks.config(device, threads, System.out), c -> {
@@ -83,7 +83,7 @@ final class TrainCommand implements Callable<Integer> {
                 return Math.max(code, ReplicaDigest.compare(Arrays.asList(digests), System.out));
             }
             if (!RankOptions.underLauncher()) {
-                return RankLauncher.launch(ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks, childArgs(), ranks,
+                return RankLauncher.launch(ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks, childArgs(), ranks, device,
                         output -> ReplicaDigest.compare(ReplicaDigest.fromOutputs(output), System.out));
             }
             try (Communicator c = Nccl.commInitFromEnv(ranks.config(device, 1, System.out))) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code nccl4j perf --device cuda} on this machine's GPU: every collective with a device form,
- * on 1 and 2 ranks (threads, sharing the GPU when there is one), over sizes from 8 bytes to 8 MiB,
+ * on 1 and 2 ranks (threads, sharing the GPU when there is one; rank JVMs: {@code RankJvmsGpuTest}), over sizes from 8 bytes to 8 MiB,
  * every row checked element by element ({@code #wrong} 0) in and out of place; every type and
  * reduction of AllReduce and ReduceScatter on 2 ranks. The device lines name the cuda backend.
  */
@@ -24,7 +24,8 @@ class PerfGpuTest {
         CudaGpu.requireOrSkip();
     }
 
-    private static Cli.Result perf(String... a) {
+    /** {@code nccl4j perf --device cuda -n 2 -w 1} and {@code a}. */
+    static Cli.Result perf(String... a) {
         List<String> l = new ArrayList<>(List.of("perf", "--device", "cuda", "-n", "2", "-w", "1"));
         l.addAll(List.of(a));
         return Cli.run(l.toArray(String[]::new));
@@ -56,8 +57,8 @@ class PerfGpuTest {
     }
 
     @Test
-    void nranksRunsThreadsAndSaysWhenTheyShareAGpu() {
-        Cli.Result r = perf("--nranks", "4", "--op", "allreduce", "-b", "1K", "-e", "1M", "-f", "32");
+    void threadsSayWhenTheyShareAGpu() {
+        Cli.Result r = perf("--threads", "4", "--op", "allreduce", "-b", "1K", "-e", "1M", "-f", "32");
         assertEquals(0, r.exitCode(), r.text());
         PerfTable.parse(r.lines()).assertCleanSweep(1024, 1 << 20, 32);
         assertTrue(r.lines().contains("# nThread 4 nGpus 1 minBytes 1024 maxBytes 1048576 step: 32(factor) warmup iters: 1 "

@@ -3,6 +3,7 @@ package org.nccl4j.core.device;
 import java.util.List;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * What communicator init hands a device backend whose kernels run on the device: the rank, the
@@ -22,23 +23,24 @@ public interface DeviceCommContext {
     /** @return the communicator's parameters */
     Config config();
 
-    /**
-     * @return per channel, the ranks by distance from this one along the ring ({@code [0]} is
-     *     this rank), as NCCL's {@code ring->devUserRanks}
-     */
-    List<int[]> rings();
+    /** @return the channels' rings and trees, channel 0 first */
+    List<DeviceChannel> channels();
 
     /**
-     * The channels a Ring/Simple call of this size runs on: the tuning model's
-     * ({@code getAlgoInfo}'s) fewer channels for small calls, as the host engine runs them.
+     * How a collective runs: the algorithm, protocol, channels and chunking the host engine would
+     * use for the same call on this communicator.
      *
-     * @param nBytes the call's bytes (count x type size, x nranks for AllGather and ReduceScatter)
-     * @return 1 to {@code rings().size()}
+     * @param op a checked collective
+     * @return its plan (with one rank: Ring, Simple, one channel)
      */
-    int ringChannels(long nBytes);
+    DeviceCollPlan plan(DeviceCollOp op);
 
-    /** @return bytes of one FIFO slot of the Simple protocol ({@code NCCL_BUFFSIZE / NCCL_STEPS}) */
-    int simpleStepBytes();
+    /**
+     * @param protocol a protocol
+     * @return bytes of one FIFO slot of its buffer ({@code NCCL_BUFFSIZE}, {@code NCCL_LL_BUFFSIZE} or
+     *     {@code NCCL_LL128_BUFFSIZE}, divided by {@code NCCL_STEPS})
+     */
+    int stepBytes(Protocol protocol);
 
     /**
      * @param peer a rank

@@ -17,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.kernel.ChannelPlan;
+import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.kernel.Engine;
 import org.nccl4j.core.topo.connect.Channel;
 import org.nccl4j.core.topo.connect.ChannelTopology;
@@ -35,7 +36,6 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.DebugLog;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceBackend;
-import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceBackends;
 import org.nccl4j.core.device.GpuDescription;
@@ -265,9 +265,10 @@ public final class CommInit {
             int[] down = java.util.Arrays.stream(ch.tree.down).filter(d -> d >= 0).toArray();
             plans.add(new ChannelPlan(c, ch.ring.userRanks, ch.tree.up, down, ch.tree.depth));
         }
+        ModelAlgoChooser chooser = new ModelAlgoChooser(topo.model());
         DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
-                plans.stream().map(ChannelPlan::ringUserRanks).toList(), buffs.stepSize(Protocol.SIMPLE), peers,
-                bootstrap, deadline, abort, failure, topo.model()));
+                plans.stream().map(p -> new DeviceChannel(p.ringUserRanks(), p.treeUp(), p.treeDown())).toList(),
+                plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser));
         if (onDevice != null) {
             return new Connected(null, onDevice);
         }
@@ -284,7 +285,7 @@ public final class CommInit {
         Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
                 oversubscribed);
         return new Connected(Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
-                new ModelAlgoChooser(topo.model()), waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS),
+                chooser, waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS),
                 failure), null);
     }
 }

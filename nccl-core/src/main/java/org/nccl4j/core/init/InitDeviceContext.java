@@ -3,30 +3,63 @@ package org.nccl4j.core.init;
 import java.util.List;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.conn.BuffSizes;
+import org.nccl4j.core.device.DeviceChannel;
+import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.device.DeviceCommContext;
-import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.core.topo.tuning.AlgoSelector;
-import org.nccl4j.core.topo.tuning.Algorithm;
-import org.nccl4j.core.topo.tuning.TuningModel;
 import org.nccl4j.core.device.LocalDevice;
+import org.nccl4j.core.kernel.AlgoChooser;
+import org.nccl4j.core.kernel.Chunks;
+import org.nccl4j.core.kernel.RingKernels;
+import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.peer.PeerInfo;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.CommFailure;
 import org.nccl4j.core.wait.Deadline;
 
-/** What init gives a device backend's {@code connect}: this rank, its rings, the bootstrap and the abort hooks. */
-record InitDeviceContext(int rank, LocalDevice device, Config config, List<int[]> rings, int simpleStepBytes,
-                         List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline, AbortFlag abort,
-                         CommFailure failure, TuningModel model) implements DeviceCommContext {
+/** What init gives a device backend's {@code connect}: this rank, its channels, the bootstrap and the abort hooks. */
+record InitDeviceContext(int rank, LocalDevice device, Config config, List<DeviceChannel> channels, int treeDepth,
+                         BuffSizes buffs, List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline,
+                         AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser) implements DeviceCommContext {
     @Override
-    public int ringChannels(long nBytes) {
-        if (peers.size() == 1) {
-            return 1;
+    public DeviceCollPlan plan(DeviceCollOp op) {
+        CollOp.Func func = func(op.kind());
+        boolean bytes = func == CollOp.Func.BROADCAST || func == CollOp.Func.ALL_GATHER;
+        int unit = bytes ? 1 : op.type().size();
+        int n = peers.size();
+        AlgoChooser.Choice c = n == 1 ? new AlgoChooser.Choice(Algorithm.RING, Protocol.SIMPLE, 1)
+                : chooser.choose(func, op.count() * op.type().size(), n);
+        // As the host engine: Tree runs AllReduce only (the model never rates it for the others).
+        boolean tree = c.algorithm() == Algorithm.TREE && func == CollOp.Func.ALL_REDUCE;
+        Protocol p = c.protocol();
+        int nc = Math.max(1, Math.min(c.nChannels(), channels.size()));
+        int step = buffs.stepSize(p);
+        if (tree) {
+            long chunk = Chunks.tree(p, unit, op.count(), step, treeDepth, nc);
+            return new DeviceCollPlan(true, p, nc, step, chunk, 1, false, unit);
         }
-        int nc = AlgoSelector.fit(model, Algorithm.RING, Protocol.SIMPLE, nBytes, 0).nChannels();
-        return Math.max(1, Math.min(nc, rings.size()));
+        RingKernels.Split s = Chunks.ring(func, p, unit, p.dataBytesPerStep(step), nc, 0);
+        return new DeviceCollPlan(false, p, nc, step, s.chunk(), s.align(), s.interleaved(), unit);
+    }
+
+    private static CollOp.Func func(DeviceCollOp.Kind k) {
+        return switch (k) {
+            case BROADCAST -> CollOp.Func.BROADCAST;
+            case REDUCE -> CollOp.Func.REDUCE;
+            case ALL_GATHER -> CollOp.Func.ALL_GATHER;
+            case REDUCE_SCATTER -> CollOp.Func.REDUCE_SCATTER;
+            case ALL_REDUCE -> CollOp.Func.ALL_REDUCE;
+        };
+    }
+
+    @Override
+    public int stepBytes(Protocol protocol) {
+        return buffs.stepSize(protocol);
     }
 
     @Override

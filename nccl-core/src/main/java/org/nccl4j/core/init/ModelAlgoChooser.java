@@ -26,14 +26,19 @@ final class ModelAlgoChooser implements AlgoChooser {
         if (nranks == 1) {
             return new Choice(Algorithm.RING, Protocol.SIMPLE, 1);
         }
-        AlgoInfo info = AlgoSelector.select(model, collFunc(op.func()), nBytes(op, nranks), 0, 1, 0);
-        return new Choice(info.algorithm(), info.protocol(), Math.max(1, info.nChannels()));
+        return choose(op.func(), op.count() * op.type().size(), nranks);
     }
 
-    /** {@code info->nBytes}: count x type size, times nranks for AllGather and ReduceScatter (count is per rank). */
-    static long nBytes(CollOp op, int nranks) {
-        long bytes = op.count() * op.type().size();
-        return op.func() == CollOp.Func.ALL_GATHER || op.func() == CollOp.Func.REDUCE_SCATTER ? bytes * nranks : bytes;
+    /**
+     * @param func   the collective
+     * @param bytes  count x type size (per rank for AllGather and ReduceScatter)
+     * @param nranks ranks of the communicator, at least 2
+     * @return the model's choice for a call of that size
+     */
+    Choice choose(CollOp.Func func, long bytes, int nranks) {
+        long nBytes = func == CollOp.Func.ALL_GATHER || func == CollOp.Func.REDUCE_SCATTER ? bytes * nranks : bytes;
+        AlgoInfo info = AlgoSelector.select(model, collFunc(func), nBytes, 0, 1, 0);
+        return new Choice(info.algorithm(), info.protocol(), Math.max(1, info.nChannels()));
     }
 
     static CollFunc collFunc(CollOp.Func f) {

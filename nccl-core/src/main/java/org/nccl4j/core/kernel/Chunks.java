@@ -8,7 +8,7 @@ import org.nccl4j.core.proto.Protocol;
  * from the step sizes ({@code Proto::calcBytePerStep}) and thread counts. The host engine has no
  * threads, but NCCL's thread counts fix the chunk granularity, so they are kept as constants.
  */
-final class Chunks {
+public final class Chunks {
     /** {@code NCCL_LL_MAX_NTHREADS} (and Simple's {@code NCCL_SIMPLE_MAX_NTHREADS}). */
     static final int LL_NTHREADS = 512;
     /** {@code NCCL_LL128_MAX_NTHREADS}. */
@@ -33,7 +33,7 @@ final class Chunks {
      * @param bid       this channel
      * @return how a ring kernel splits its data
      */
-    static RingKernels.Split ring(CollOp.Func func, Protocol p, int unit, long stepData, int nChannels, int bid) {
+    public static RingKernels.Split ring(CollOp.Func func, Protocol p, int unit, long stepData, int nChannels, int bid) {
         boolean manySteps = func == CollOp.Func.ALL_REDUCE || func == CollOp.Func.REDUCE_SCATTER
                 || func == CollOp.Func.ALL_GATHER;
         long stepElems = stepData / unit;
@@ -60,7 +60,7 @@ final class Chunks {
      * @param nChannels channels
      * @return elements per chunk
      */
-    static long tree(Protocol p, int ts, long count, int stepBytes, int depth, int nChannels) {
+    public static long tree(Protocol p, int ts, long count, int stepBytes, int depth, int nChannels) {
         long chunk;
         long min;
         if (p == Protocol.SIMPLE) {

@@ -301,7 +301,8 @@ public final class Engine implements AutoCloseable {
                     waiter, proto, ch.staging);
             Prims down = new Prims(ch.upRecv == null ? new Conn[0] : new Conn[] {ch.upRecv}, ch.downSend, reducer, ts,
                     waiter, proto, ch.staging);
-            long chunk = Chunks.tree(proto, ts, op.count(), stepBytes, ch.treeDepth, nc);
+            // NCCL sizes tree chunks by channel 0's depth (computeColl), the same on every channel.
+            long chunk = Chunks.tree(proto, ts, op.count(), stepBytes, channels.get(0).treeDepth, nc);
             TreeKernels.allReduce(up, down, ch.upRecv == null, ch.downSend.length == 0, op.in(), op.out(), op.count(),
                     ts, chunk, nc, bid);
             return;

@@ -1,8 +1,6 @@
 package org.nccl4j.gpu.cuda;
 
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -25,17 +23,14 @@ import org.nccl4j.gpu.cuda.driver.CudaDriver;
  *
  * <p>Device choice: {@code NCCL4J_CUDA_DEVICE} pins the ordinal; unset, the ranks opened in this
  * process take ordinals 0, 1, 2, ... modulo the device count. Two ranks of one GPU are refused
- * as NCCL refuses them ("Duplicate GPU") unless {@code NCCL4J_SHARED_DEVICE=1}: then each rank of
- * this process gets an identity of its own on the shared GPU (bus id with bit 62 set, as the
- * host backend builds them) and its own streams.
+ * as NCCL refuses them ("Duplicate GPU") unless {@code NCCL4J_SHARED_DEVICE=1}: then each rank
+ * gets an identity of its own on the shared GPU ({@link SharedDeviceId}) and its own streams.
  */
 public final class CudaBackend implements DeviceBackend {
     /** The backend's name, as {@code NCCL4J_DEVICE} names it. */
     public static final String NAME = "cuda";
     private static final AtomicInteger NEXT = new AtomicInteger();
     private static final AtomicInteger SHARED = new AtomicInteger();
-    /** The GPU of each shared-device id handed out in this process, for topology detection. */
-    private static final Map<Long, Integer> SHARED_ORDINALS = new ConcurrentHashMap<>();
 
     private final CudaDriver driver;
 
@@ -66,21 +61,19 @@ public final class CudaBackend implements DeviceBackend {
         }
         String busId = driver.pciBusId(dev);
         if (config.integer(Params.SHARED_DEVICE) == 1) {
-            long pid = ProcessHandle.current().pid();
-            long id = (1L << 62) | (pid << 20) | (SHARED.getAndIncrement() & 0xfffff);
-            SHARED_ORDINALS.put(id, dev);
+            long id = SharedDeviceId.of(BusId.toInt64(busId), ProcessHandle.current().pid(), SHARED.getAndIncrement());
             return new LocalDevice(NAME, dev, id, busId);
         }
         return new LocalDevice(NAME, dev, BusId.toInt64(busId), busId);
     }
 
     /**
-     * {@inheritDoc} A shared-device id of this process is described as its GPU (the
+     * {@inheritDoc} A shared-device id, of any process, is described as its GPU (the
      * description's bus id is then the GPU's, and detection places the rank beside it).
      */
     @Override
     public Optional<GpuDescription> describeGpu(long busId) {
-        return GpuTopology.describe(driver, busId, SHARED_ORDINALS.get(busId));
+        return GpuTopology.describe(driver, busId);
     }
 
     @Override

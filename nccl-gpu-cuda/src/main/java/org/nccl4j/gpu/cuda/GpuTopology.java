@@ -25,15 +25,18 @@ final class GpuTopology {
 
     /**
      * @param driver the driver
-     * @param busId  a rank's bus id
-     * @param shared the ordinal of a shared-device id this process handed out, or {@code null}
+     * @param id     a rank's bus id, or its {@link SharedDeviceId}
      * @return the GPU, or empty when neither CUDA nor NVML knows it
      */
-    static Optional<GpuDescription> describe(CudaDriver driver, long busId, Integer shared) {
-        int dev = shared != null ? shared : ordinal(driver, busId);
+    static Optional<GpuDescription> describe(CudaDriver driver, long id) {
+        Optional<Nvml> nvml = Nvml.load();
+        long busId = SharedDeviceId.isShared(id) ? sharedGpu(driver, nvml, id) : id;
+        if (busId < 0) {
+            return Optional.empty();
+        }
+        int dev = ordinal(driver, busId);
         String text;
         int sm;
-        Optional<Nvml> nvml = Nvml.load();
         if (dev >= 0) {
             text = driver.pciBusId(dev);
             sm = driver.computeCapability(dev);
@@ -49,6 +52,23 @@ final class GpuTopology {
         }
         List<GpuDescription.NvLink> links = nvml.map(n -> n.nvLinks(text, sm)).orElse(List.of());
         return Optional.of(new GpuDescription(text, dev, sm, gdr(), links));
+    }
+
+    /** The bus id of a shared-device id's GPU: a visible one, else one NVML sees; -1 if none. */
+    private static long sharedGpu(CudaDriver driver, Optional<Nvml> nvml, long id) {
+        for (int d = 0; d < driver.deviceCount(); d++) {
+            long bus = BusId.toInt64(driver.pciBusId(d));
+            if (SharedDeviceId.onGpu(id, bus)) {
+                return bus;
+            }
+        }
+        for (String text : nvml.map(Nvml::busIds).orElse(List.of())) {
+            long bus = BusId.toInt64(text);
+            if (SharedDeviceId.onGpu(id, bus)) {
+                return bus;
+            }
+        }
+        return -1;
     }
 
     /** The ordinal of the visible GPU with this bus id, or -1. */

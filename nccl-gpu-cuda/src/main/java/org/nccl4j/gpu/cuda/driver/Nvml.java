@@ -92,6 +92,24 @@ public final class Nvml {
         }
     }
 
+    /** @return the bus ids of every GPU NVML sees (all of this host's, whatever {@code CUDA_VISIBLE_DEVICES} says) */
+    public List<String> busIds() {
+        int[] count = new int[1];
+        if (nvml.nvmlDeviceGetCount_v2(count) != NVML_SUCCESS) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try (PointerPointer<nvmlDevice_st> dev = new PointerPointer<>(1); nvmlPciInfo_t pci = new nvmlPciInfo_t()) {
+            for (int i = 0; i < count[0]; i++) {
+                if (nvml.nvmlDeviceGetHandleByIndex_v2(i, dev) == NVML_SUCCESS
+                        && nvml.nvmlDeviceGetPciInfo_v3(new nvmlDevice_st(dev.get(0)), pci) == NVML_SUCCESS) {
+                    out.add(normalBusId(pci.busId().getString()));
+                }
+            }
+        }
+        return out;
+    }
+
     /**
      * @param busId a GPU's bus id
      * @return its NVML index (the ordinal ignoring {@code CUDA_VISIBLE_DEVICES}), or empty

@@ -17,7 +17,9 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
 import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceP2pOp;
@@ -25,12 +27,12 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 import org.nccl4j.gpu.cuda.driver.PointerInfo;
 
 /**
- * One rank's collectives on its GPU: the connected rings, the kernels, the streams it made, and
+ * One rank's collectives on its GPU: the connected channels (rings and trees), the kernels, the streams it made, and
  * the abort flag in host-mapped memory that every waiting kernel polls. A collective is one
  * kernel launch of one block per channel on the caller's stream, then an event; nothing blocks.
  */
 public final class CudaCollectives implements DeviceCollectives {
-    /** Threads per block of the ring kernels ({@code N4J_THREADS}). */
+    /** Threads per block of the kernels ({@code N4J_THREADS}). */
     static final int THREADS = 512;
     private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
 
@@ -38,7 +40,7 @@ public final class CudaCollectives implements DeviceCollectives {
     private final Device device;
     private final DeviceCommContext comm;
     private final KernelModule kernels;
-    private final RingChannels channels;
+    private final ChannelConns channels;
     /** Send/Recv connections to every peer ({@code null} with one rank). */
     private final PeerChannels peers;
     private final GroupLaunch group;
@@ -54,7 +56,7 @@ public final class CudaCollectives implements DeviceCollectives {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private CudaCollectives(CudaContext ctx, Device device, DeviceCommContext comm, KernelModule kernels,
-                            RingChannels channels, PeerChannels peers, int stepBytes, long abortHost) {
+                            ChannelConns channels, PeerChannels peers, int stepBytes, long abortHost) {
         this.ctx = ctx;
         this.device = device;
         this.comm = comm;
@@ -85,9 +87,8 @@ public final class CudaCollectives implements DeviceCollectives {
     public static CudaCollectives connect(CudaContext ctx, Device device, DeviceCommContext comm, byte[] fatbin,
                                           IntFunction<CudaContext> contexts) {
         KernelModule kernels = KernelModule.of(ctx, fatbin);
-        int stepBytes = comm.simpleStepBytes();
-        RingChannels channels = comm.nranks() > 1
-                ? RingChannels.connect(ctx, comm, comm.rings().size(), stepBytes, contexts) : null;
+        int stepBytes = comm.stepBytes(Protocol.SIMPLE);
+        ChannelConns channels = comm.nranks() > 1 ? ChannelConns.connect(ctx, comm, contexts) : null;
         PeerChannels peers = null;
         long abortHost = 0;
         try {
@@ -206,13 +207,11 @@ public final class CudaCollectives implements DeviceCollectives {
             if (n == 1) {
                 copyLocal(op, s);
             } else {
-                boolean perRank = op.kind() == DeviceCollOp.Kind.ALL_GATHER || op.kind() == DeviceCollOp.Kind.REDUCE_SCATTER;
-                long nBytes = op.count() * op.type().size() * (perRank ? n : 1);
-                int nc = comm.ringChannels(nBytes);
-                CollArgs.coll(args, op.send().address(), op.recv().address(), count, channels.address(), abortDevice, n,
-                        op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code(),
-                        stepBytes, nc);
-                ctx.launch(kernels.ring(op.kind()), nc, THREADS, 0, s.handle(), args.address(), CollArgs.COLL_BYTES);
+                DeviceCollPlan plan = comm.plan(op);
+                CollArgs.coll(args, op.send().address(), op.recv().address(), count, channels.address(), abortDevice,
+                        plan, n, op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code());
+                ctx.launch(kernels.collective(op.kind(), plan), plan.nChannels(), THREADS, 0, s.handle(), args.address(),
+                        CollArgs.COLL_BYTES);
             }
             return recordCompletion(s, op.kind().ncclName() + " of rank " + comm.rank());
         }

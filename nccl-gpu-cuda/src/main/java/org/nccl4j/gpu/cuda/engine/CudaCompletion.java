@@ -64,10 +64,19 @@ final class CudaCompletion implements Completion {
         release();
     }
 
-    /** Destroys the event (once); a completion released before it finished then reports done only by its stream. */
+    /**
+     * Destroys the event (once). The event is asked first, so that a completion released by the
+     * communicator's destroy or abort after its kernel ended still reports done; one whose kernel
+     * was still running stays not done.
+     */
     synchronized void release() {
         if (!released) {
             released = true;
+            try {
+                done |= ctx.eventQuery(event);
+            } catch (NcclException e) {
+                // A failed context: the work did not finish.
+            }
             ctx.eventDestroy(event);
             LIVE.decrementAndGet();
         }

@@ -1,34 +1,26 @@
 package org.nccl4j.gpu.cuda.engine;
 
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.gpu.cuda.kernel.KernelEntries;
 
 /**
  * nccl4j's kernels loaded into one device's context (the fatbin from the jar, once per device):
- * the ring kernel of each collective.
+ * every entry of {@link KernelEntries#ALL}, looked up by name at load.
  */
 final class KernelModule {
     private static final Map<Integer, KernelModule> LOADED = new ConcurrentHashMap<>();
 
-    /** The Send/Recv kernel's entry ({@code kernels.cu}). */
-    static final String SEND_RECV_ENTRY = "nccl4j_SendRecv_Simple";
-    private final Map<DeviceCollOp.Kind, Long> rings = new EnumMap<>(DeviceCollOp.Kind.class);
-    private final long sendRecv;
+    private final Map<String, Long> functions = new ConcurrentHashMap<>();
 
     private KernelModule(CudaContext ctx, byte[] fatbin) {
         long module = ctx.moduleLoad(fatbin);
-        for (DeviceCollOp.Kind k : DeviceCollOp.Kind.values()) {
-            rings.put(k, ctx.function(module, ringEntry(k)));
+        for (String name : KernelEntries.ALL) {
+            functions.put(name, ctx.function(module, name));
         }
-        sendRecv = ctx.function(module, SEND_RECV_ENTRY);
-    }
-
-    /** @return the Simple ring kernel's name of a collective ({@code kernels.cu}) */
-    static String ringEntry(DeviceCollOp.Kind kind) {
-        return "nccl4j_" + kind.ncclName() + "_Ring_Simple";
     }
 
     /**
@@ -41,10 +33,11 @@ final class KernelModule {
     }
 
     long sendRecv() {
-        return sendRecv;
+        return functions.get(KernelEntries.SEND_RECV);
     }
 
-    long ring(DeviceCollOp.Kind kind) {
-        return rings.get(kind);
+    /** @return the kernel that runs a collective as planned */
+    long collective(DeviceCollOp.Kind kind, DeviceCollPlan plan) {
+        return functions.get(KernelEntries.collective(kind.ncclName(), plan.tree(), plan.protocol()));
     }
 }

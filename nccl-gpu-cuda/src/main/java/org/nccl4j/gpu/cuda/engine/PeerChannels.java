@@ -10,42 +10,45 @@ import java.util.function.IntFunction;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /**
  * The connections of Send/Recv (NCCL's p2p channels), apart from the rings': for every other
- * rank, a receive FIFO of {@code NCCL_STEPS} slots in this rank's device memory and control words
- * (tail, head, the two step counts), so that each ordered pair of ranks has a connection of its
+ * rank, a receive FIFO of {@code NCCL_STEPS} slots and control words (tail, head, the two step
+ * counts) in this rank's {@link ConnRegion} (reached directly in this process, through CUDA IPC
+ * from another), so that each ordered pair of ranks has a connection of its
  * own. NCCL connects a pair at its first send/recv; here every pair is connected at init, because
  * the device context's bootstrap exchange is collective (one AllGather). For each peer the kernels
- * read two {@code n4j_channel}s ({@code sendrecv.h}): index {@code 2 * peer} sends to it,
- * {@code 2 * peer + 1} receives from it; the side a channel does not use points at a spare step
- * word, so a send lane and a receive lane of one peer never store each other's step.
+ * read two {@code n4j_conn}s ({@code sendrecv.h}): index {@code 2 * peer} sends to it,
+ * {@code 2 * peer + 1} receives from it. Send/Recv runs the Simple protocol only, as the host
+ * backend's: the other protocols' FIFO pointers are null.
  */
 final class PeerChannels implements AutoCloseable {
-    /** Control words per peer: tail, head, send step, receive step, two spare steps. */
-    private static final int CTL_BYTES = 48;
+    /** Control words per peer: tail, head, send step, receive step. */
+    private static final int CTL_BYTES = 32;
     private static final int TAIL = 0;
     private static final int HEAD = 8;
     private static final int SEND_STEP = 16;
     private static final int RECV_STEP = 24;
-    private static final int SPARE_SEND = 32;
-    private static final int SPARE_RECV = 40;
 
     private final CudaContext ctx;
+    private final ConnRegion region;
     private final List<Long> allocations;
     private final long channelsAddress;
     /** Per peer, why it cannot be reached ({@code null}: connected). */
     private final String[] unreachable;
 
-    private PeerChannels(CudaContext ctx, List<Long> allocations, long channelsAddress, String[] unreachable) {
+    private PeerChannels(CudaContext ctx, ConnRegion region, List<Long> allocations, long channelsAddress,
+                         String[] unreachable) {
         this.ctx = ctx;
+        this.region = region;
         this.allocations = allocations;
         this.channelsAddress = channelsAddress;
         this.unreachable = unreachable;
     }
 
-    /** @return the device address of the {@code 2 * nranks} channels */
+    /** @return the device address of the {@code 2 * nranks} connections */
     long address() {
         return channelsAddress;
     }
@@ -71,27 +74,29 @@ final class PeerChannels implements AutoCloseable {
                                 IntFunction<CudaContext> contexts) {
         int n = comm.nranks();
         int me = comm.rank();
+        // This rank's region: the control words towards every rank, then per other rank the FIFO
+        // receiving from it (4 KiB aligned).
+        long fifoBytes = (long) ChannelConns.STEPS * stepBytes;
+        long[] fifo = new long[n];
+        long at = ((long) CTL_BYTES * n + 4095) / 4096 * 4096;
+        for (int q = 0; q < n; q++) {
+            fifo[q] = q == me ? -1 : at;
+            at += q == me ? 0 : (fifoBytes + 4095) / 4096 * 4096;
+        }
+        ConnRegion region = ConnRegion.allocate(ctx, at);
         List<Long> mine = new ArrayList<>();
         try {
-            long ctl = RingChannels.alloc(ctx, mine, (long) CTL_BYTES * n);
-            ctx.memsetD8(ctl, 0, (long) CTL_BYTES * n, 0);
-            long[] fifo = new long[n];
+            // Blob: the region's descriptor, then per rank q the offset of the FIFO receiving from q.
+            ByteBuffer blob = ByteBuffer.allocate(ConnRegion.DESCRIPTOR_BYTES + 8 * n);
+            region.describe(blob, ConnRegion.ipcNeeded(comm));
             for (int q = 0; q < n; q++) {
-                if (q != me && comm.inThisProcess(q)) {
-                    fifo[q] = RingChannels.alloc(ctx, mine, (long) RingChannels.STEPS * stepBytes);
-                }
-            }
-            // Blob: device ordinal, then per rank q the FIFO receiving from q and the control words towards q.
-            ByteBuffer blob = ByteBuffer.allocate(8 + 16 * n);
-            blob.putLong(ctx.device());
-            for (int q = 0; q < n; q++) {
-                blob.putLong(fifo[q]).putLong(ctl + (long) CTL_BYTES * q);
+                blob.putLong(fifo[q]);
             }
             byte[] all = comm.allGather(blob.array());
             int stride = blob.capacity();
             String[] unreachable = new String[n];
             try (Arena arena = Arena.ofConfined()) {
-                long bytes = 2L * RingChannels.CHANNEL_BYTES * n;
+                long bytes = 2L * ChannelConns.CONN_BYTES * n;
                 MemorySegment host = arena.allocate(bytes, 8);
                 for (int p = 0; p < n; p++) {
                     if (p == me) {
@@ -99,53 +104,40 @@ final class PeerChannels implements AutoCloseable {
                         continue;
                     }
                     ByteBuffer pb = ByteBuffer.wrap(all, p * stride, stride).slice();
-                    unreachable[p] = reason(ctx, comm, p, (int) pb.getLong(0), contexts);
-                    if (unreachable[p] != null) {
+                    long theirs;
+                    try {
+                        theirs = region.map(comm, p, pb, contexts);
+                    } catch (NcclException e) {
+                        unreachable[p] = e.getMessage();
                         continue;
                     }
-                    long peerFifo = pb.getLong(8 + 16 * me);
-                    long peerCtl = pb.getLong(16 + 16 * me);
-                    long myCtl = ctl + (long) CTL_BYTES * p;
-                    long send = 2L * RingChannels.CHANNEL_BYTES * p;
-                    long recv = send + RingChannels.CHANNEL_BYTES;
+                    long peerFifo = theirs + pb.getLong(ConnRegion.DESCRIPTOR_BYTES + 8 * me);
+                    long peerCtl = theirs + (long) CTL_BYTES * me;
+                    long myCtl = region.base() + (long) CTL_BYTES * p;
+                    long send = 2L * ChannelConns.CONN_BYTES * p;
                     // Sending: into p's FIFO and tail; our head (p writes it as it consumes); our send step.
                     conn(host, send, peerFifo, peerCtl + TAIL, myCtl + HEAD, myCtl + SEND_STEP);
-                    conn(host, send + 32, 0, 0, 0, myCtl + SPARE_SEND);
-                    // Receiving: unused send side; our FIFO and tail (p writes them); p's head; our receive step.
-                    conn(host, recv, 0, 0, 0, myCtl + SPARE_RECV);
-                    conn(host, recv + 32, fifo[p], myCtl + TAIL, peerCtl + HEAD, myCtl + RECV_STEP);
+                    // Receiving: our FIFO and tail (p writes them); p's head; our receive step.
+                    conn(host, send + ChannelConns.CONN_BYTES, region.base() + fifo[p], myCtl + TAIL, peerCtl + HEAD,
+                            myCtl + RECV_STEP);
                 }
-                long channels = RingChannels.alloc(ctx, mine, bytes);
+                long channels = ChannelConns.alloc(ctx, mine, bytes);
                 ctx.copyHtoD(channels, host.address(), bytes, 0);
-                return new PeerChannels(ctx, mine, channels, unreachable);
+                return new PeerChannels(ctx, region, mine, channels, unreachable);
             }
         } catch (RuntimeException | Error e) {
             mine.forEach(ctx::memFree);
+            region.close();
             throw e;
         }
     }
 
-    /** Writes one {@code n4j_conn}: FIFO, tail, head, step. */
-    private static void conn(MemorySegment host, long at, long buff, long tail, long head, long step) {
-        host.set(ValueLayout.JAVA_LONG, at, buff);
-        host.set(ValueLayout.JAVA_LONG, at + 8, tail);
-        host.set(ValueLayout.JAVA_LONG, at + 16, head);
-        host.set(ValueLayout.JAVA_LONG, at + 24, step);
-    }
-
-    private static String reason(CudaContext ctx, DeviceCommContext comm, int peer, int device,
-                                 IntFunction<CudaContext> contexts) {
-        if (!comm.inThisProcess(peer)) {
-            return "rank " + peer + " runs in another process; the cuda backend connects ranks of one process only so far";
-        }
-        if (device != ctx.device()) {
-            CudaContext other = contexts.apply(device);
-            if (!ctx.canAccessPeer(other)) {
-                return "GPU " + ctx.device() + " cannot access GPU " + device + " of rank " + peer;
-            }
-            ctx.enablePeerAccess(other);
-        }
-        return null;
+    /** Writes one {@code n4j_conn}: the Simple FIFO (the others null), tail, head, step. */
+    private static void conn(MemorySegment host, long at, long simpleFifo, long tail, long head, long step) {
+        host.set(ValueLayout.JAVA_LONG, at + 8L * Protocol.SIMPLE.code(), simpleFifo);
+        host.set(ValueLayout.JAVA_LONG, at + 24, tail);
+        host.set(ValueLayout.JAVA_LONG, at + 32, head);
+        host.set(ValueLayout.JAVA_LONG, at + 40, step);
     }
 
     /**
@@ -156,8 +148,8 @@ final class PeerChannels implements AutoCloseable {
     void check(int rank, int peer) {
         if (peer != rank && unreachable[peer] != null) {
             throw NcclException.of(Result.INVALID_USAGE, "rank " + rank + " cannot send to or receive from rank "
-                    + peer + ": " + unreachable[peer], "run the ranks as threads of one JVM (Nccl.commInitAll) on GPUs"
-                    + " with peer access, or use the host backend");
+                    + peer + ": " + unreachable[peer], "run the ranks on GPUs with peer access (one GPU, NVLink or a"
+                    + " common PCIe switch), or use the host backend");
         }
     }
 
@@ -166,5 +158,6 @@ final class PeerChannels implements AutoCloseable {
     public void close() {
         allocations.forEach(ctx::memFree);
         allocations.clear();
+        region.close();
     }
 }

@@ -1,6 +1,9 @@
 package org.nccl4j.gpu.cuda.kernel;
 
+import java.util.ArrayList;
 import java.util.List;
+import org.nccl4j.core.device.DeviceCollOp;
+import org.nccl4j.core.proto.Protocol;
 
 /**
  * The kernels the CUDA backend launches, by their {@code extern "C"} entry names in
@@ -8,14 +11,35 @@ import java.util.List;
  * architecture ({@code FatbinContentsTest} checks it).
  */
 public final class KernelEntries {
-    /** Every entry name. */
-    public static final List<String> ALL = List.of(
-            "nccl4j_AllReduce_Ring_Simple",
-            "nccl4j_Broadcast_Ring_Simple",
-            "nccl4j_Reduce_Ring_Simple",
-            "nccl4j_AllGather_Ring_Simple",
-            "nccl4j_ReduceScatter_Ring_Simple",
-            "nccl4j_SendRecv_Simple");
+    /** Every entry name: the collectives' ({@link #collective}) and Send/Recv's. */
+    public static final List<String> ALL = all();
+
+    /** The Send/Recv kernel's entry. */
+    public static final String SEND_RECV = "nccl4j_SendRecv_Simple";
+
+    /**
+     * @param ncclName the collective's NCCL name ({@code AllReduce}, ...)
+     * @param tree     Tree (AllReduce only) rather than Ring
+     * @param protocol the protocol
+     * @return its kernel's entry name, {@code nccl4j_<collective>_<Ring|Tree>_<LL|LL128|Simple>}
+     */
+    public static String collective(String ncclName, boolean tree, Protocol protocol) {
+        return "nccl4j_" + ncclName + "_" + (tree ? "Tree" : "Ring") + "_" + protocol.ncclName();
+    }
+
+    private static List<String> all() {
+        List<String> all = new ArrayList<>();
+        for (DeviceCollOp.Kind k : DeviceCollOp.Kind.values()) {
+            for (Protocol p : Protocol.values()) {
+                all.add(collective(k.ncclName(), false, p));
+                if (k == DeviceCollOp.Kind.ALL_REDUCE) {
+                    all.add(collective(k.ncclName(), true, p));
+                }
+            }
+        }
+        all.add("nccl4j_SendRecv_Simple");
+        return List.copyOf(all);
+    }
 
     private KernelEntries() {
     }

@@ -1,0 +1,230 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.IntFunction;
+import org.nccl4j.core.device.DeviceChannel;
+import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
+
+/**
+ * The device side of a communicator's channels (NCCL's P2P transport): for every ring and tree
+ * neighbour of a channel, this rank's receive FIFOs (one per protocol, {@code NCCL_STEPS} slots each, as NCCL's {@code ncclRecvMem.buffs}) and control words
+ * in its own device memory; the peers' addresses exchanged over the bootstrap; and the
+ * {@code n4j_channel} array the kernels read ({@code common.h}). A peer that is both a ring and a
+ * tree neighbour has one connection per direction, shared by both, as NCCL keys connections by
+ * (channel, peer). A rank's FIFOs and control words lie in one {@link ConnRegion}, which peers
+ * of this process use directly (same context, or peer access between two GPUs) and peers of
+ * other processes map through CUDA IPC.
+ */
+final class ChannelConns implements AutoCloseable {
+    static final int STEPS = 8;
+    /** {@code struct n4j_conn}: three FIFOs, tail, head, step. */
+    static final int CONN_BYTES = 48;
+    /** {@code struct n4j_channel}: ten connections, the ring pointer, parent and child count. */
+    static final int CHANNEL_BYTES = 496;
+    private static final int RING_SEND = 0;
+    private static final int RING_RECV = 48;
+    private static final int UP_SEND = 96;
+    private static final int UP_RECV = 144;
+    private static final int DOWN_SEND = 192;
+    private static final int DOWN_RECV = 336;
+    private static final int RING = 480;
+    private static final int TREE_UP = 488;
+    private static final int N_TREE_DOWN = 492;
+    /** Control words of a connection pair: receive tail, send head, send step, receive step. */
+    private static final int CTL_BYTES = 32;
+    private static final int TAIL = 0;
+    private static final int HEAD = 8;
+    private static final int SEND_STEP = 16;
+    private static final int RECV_STEP = 24;
+    private static final long FIFO_ALIGN = 4096;
+
+    private final CudaContext ctx;
+    private final ConnRegion region;
+    private final List<Long> allocations = new ArrayList<>();
+    private final long channelsAddress;
+
+    private ChannelConns(CudaContext ctx, ConnRegion region, long channelsAddress, List<Long> allocations) {
+        this.ctx = ctx;
+        this.region = region;
+        this.channelsAddress = channelsAddress;
+        this.allocations.addAll(allocations);
+    }
+
+    /** @return the device address of the {@code n4j_channel} array */
+    long address() {
+        return channelsAddress;
+    }
+
+    /** The FIFOs of one receiving connection: each protocol's buffer, 4 KiB aligned, LL first (NCCL's order). */
+    record FifoLayout(long[] offsets, long bytes) {
+        static FifoLayout of(DeviceCommContext comm) {
+            long[] off = new long[Protocol.values().length];
+            long at = 0;
+            for (Protocol p : Protocol.values()) {
+                off[p.code()] = at;
+                at += (long) STEPS * comm.stepBytes(p);
+                at = (at + FIFO_ALIGN - 1) / FIFO_ALIGN * FIFO_ALIGN;
+            }
+            return new FifoLayout(off, at);
+        }
+    }
+
+    /**
+     * Allocates this rank's side of every channel's connections, exchanges addresses with every
+     * rank and builds the channel array.
+     *
+     * @param ctx      this rank's context
+     * @param comm     the communicator being built
+     * @param contexts the contexts of this process's devices by ordinal, for peer access
+     */
+    static ChannelConns connect(CudaContext ctx, DeviceCommContext comm, IntFunction<CudaContext> contexts) {
+        int n = comm.nranks();
+        int me = comm.rank();
+        List<DeviceChannel> channels = comm.channels();
+        int nc = channels.size();
+        FifoLayout layout = FifoLayout.of(comm);
+        // Offsets in this rank's region, per channel and peer: the FIFOs receiving from it (4 KiB
+        // aligned, first), then the control words towards it; -1 where no link.
+        long[][] fifo = new long[nc][n];
+        long[][] ctl = new long[nc][n];
+        long at = 0;
+        for (int c = 0; c < nc; c++) {
+            Arrays.fill(fifo[c], -1);
+            Arrays.fill(ctl[c], -1);
+            for (int q : peers(channels.get(c), n)) {
+                fifo[c][q] = at;
+                at += layout.bytes();
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            for (int q : peers(channels.get(c), n)) {
+                ctl[c][q] = at;
+                at += CTL_BYTES;
+            }
+        }
+        // Zeroed: LL and LL128 lines carry flags, and a fresh buffer must hold none that a step expects.
+        ConnRegion region = ConnRegion.allocate(ctx, at);
+        List<Long> mine = new ArrayList<>();
+        try {
+            // Blob: the region's descriptor, then per channel and rank the FIFO and control offsets.
+            ByteBuffer blob = ByteBuffer.allocate(ConnRegion.DESCRIPTOR_BYTES + 16 * nc * n);
+            region.describe(blob, ConnRegion.ipcNeeded(comm));
+            for (int c = 0; c < nc; c++) {
+                for (int q = 0; q < n; q++) {
+                    blob.putLong(fifo[c][q]).putLong(ctl[c][q]);
+                }
+            }
+            byte[] all = comm.allGather(blob.array());
+            int stride = blob.capacity();
+            long mineBase = region.base();
+            long[] ring = new long[nc];
+            for (int c = 0; c < nc; c++) {
+                ring[c] = alloc(ctx, mine, 4L * n);
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment host = arena.allocate((long) CHANNEL_BYTES * nc, 8);
+                for (int c = 0; c < nc; c++) {
+                    DeviceChannel ch = channels.get(c);
+                    int[] r = ch.ring();
+                    int cc = c;
+                    long base = (long) CHANNEL_BYTES * c;
+                    Link link = (peer, send) -> {
+                        ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride).slice();
+                        long theirs = region.map(comm, peer, pb, contexts);
+                        int o = ConnRegion.DESCRIPTOR_BYTES + 16 * (cc * n + me);
+                        long theirFifo = theirs + pb.getLong(o);
+                        long theirCtl = theirs + pb.getLong(o + 8);
+                        long myCtl = mineBase + ctl[cc][peer];
+                        return send
+                                // into the peer's FIFOs and tail; our head (the peer writes it); our send step
+                                ? new long[] {theirFifo, theirCtl + TAIL, myCtl + HEAD, myCtl + SEND_STEP}
+                                // our FIFOs and tail (the peer writes them); the peer's head; our receive step
+                                : new long[] {mineBase + fifo[cc][peer], myCtl + TAIL, theirCtl + HEAD,
+                                    myCtl + RECV_STEP};
+                    };
+                    conn(host, base + RING_SEND, layout, link.of(r[1], true));
+                    conn(host, base + RING_RECV, layout, link.of(r[n - 1], false));
+                    if (ch.treeUp() >= 0) {
+                        conn(host, base + UP_SEND, layout, link.of(ch.treeUp(), true));
+                        conn(host, base + UP_RECV, layout, link.of(ch.treeUp(), false));
+                    }
+                    int[] down = ch.treeDown();
+                    for (int i = 0; i < down.length; i++) {
+                        conn(host, base + DOWN_SEND + (long) CONN_BYTES * i, layout, link.of(down[i], true));
+                        conn(host, base + DOWN_RECV + (long) CONN_BYTES * i, layout, link.of(down[i], false));
+                    }
+                    host.set(ValueLayout.JAVA_LONG, base + RING, ring[c]);
+                    host.set(ValueLayout.JAVA_INT, base + TREE_UP, ch.treeUp());
+                    host.set(ValueLayout.JAVA_INT, base + N_TREE_DOWN, down.length);
+                    MemorySegment ringHost = arena.allocate(4L * n, 4);
+                    for (int k = 0; k < n; k++) {
+                        ringHost.setAtIndex(ValueLayout.JAVA_INT, k, r[k]);
+                    }
+                    ctx.copyHtoD(ring[c], ringHost.address(), 4L * n, 0);
+                }
+                long array = alloc(ctx, mine, host.byteSize());
+                ctx.copyHtoD(array, host.address(), host.byteSize(), 0);
+                return new ChannelConns(ctx, region, array, mine);
+            }
+        } catch (RuntimeException | Error e) {
+            mine.forEach(ctx::memFree);
+            region.close();
+            throw e;
+        }
+    }
+
+    /** The addresses of one end of a connection: FIFO base, tail, head, step. */
+    @FunctionalInterface
+    private interface Link {
+        long[] of(int peer, boolean send);
+    }
+
+    /** The ranks a channel connects this one to: ring neighbours, tree parent and children. */
+    private static Set<Integer> peers(DeviceChannel ch, int n) {
+        int[] r = ch.ring();
+        Set<Integer> s = new LinkedHashSet<>();
+        s.add(r[1]);
+        s.add(r[n - 1]);
+        if (ch.treeUp() >= 0) {
+            s.add(ch.treeUp());
+        }
+        for (int d : ch.treeDown()) {
+            s.add(d);
+        }
+        return s;
+    }
+
+    /** Writes one {@code n4j_conn}. */
+    private static void conn(MemorySegment host, long at, FifoLayout layout, long[] ends) {
+        for (Protocol p : Protocol.values()) {
+            host.set(ValueLayout.JAVA_LONG, at + 8L * p.code(), ends[0] + layout.offsets()[p.code()]);
+        }
+        host.set(ValueLayout.JAVA_LONG, at + 24, ends[1]);
+        host.set(ValueLayout.JAVA_LONG, at + 32, ends[2]);
+        host.set(ValueLayout.JAVA_LONG, at + 40, ends[3]);
+    }
+
+    static long alloc(CudaContext ctx, List<Long> mine, long bytes) {
+        long a = ctx.memAlloc(bytes);
+        mine.add(a);
+        return a;
+    }
+
+    /** Frees the device memory; the kernels that use it must have ended. */
+    @Override
+    public void close() {
+        allocations.forEach(ctx::memFree);
+        allocations.clear();
+        region.close();
+    }
+}
