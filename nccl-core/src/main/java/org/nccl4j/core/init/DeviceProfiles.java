@@ -21,11 +21,12 @@ final class DeviceProfiles {
 
     /**
      * The channel bounds Postset applies: the user's, and for host ranks, unless
-     * {@code NCCL_MAX_NCHANNELS} is set, {@link HostBackend#maxChannels}.
+     * {@code NCCL_MAX_NCHANNELS} (or its legacy {@code NCCL_MAX_NRINGS}) is set, {@link HostBackend#maxChannels}.
      */
     static ChannelLimits channelLimits(Config config, List<PeerInfo> peers, RankLayout layout) {
         ChannelLimits user = ChannelLimits.fromConfig(config);
-        if (!allHost(peers) || config.setting(Params.MAX_NCHANNELS).source() != Source.DEFAULT) {
+        if (!allHost(peers) || config.setting(Params.MAX_NCHANNELS).source() != Source.DEFAULT
+                || config.setting(Params.MAX_NRINGS).source() != Source.DEFAULT) {
             return user;
         }
         int perRank = HostBackend.maxChannels(layout.localRanks().length);

@@ -18,6 +18,12 @@ public final class Params {
             + "(only the p2p channel count of the INIT line and of topo sim follows it)";
     private static final String NO_COLLNET = "nccl4j sets up no CollNet (no net provides one; "
             + "native CollNet plugins are not adapted), so it never runs; its graph is still searched and printed, as NCCL does";
+    private static final String IB_NO_DATA = "read but not applied: the IB net discovers ports and moves no data yet "
+            + "(it creates no queue pairs)";
+    private static final String NO_AGGREGATION = "read but not applied: a group's collectives run one after another, "
+            + "one kernel each (no aggregation)";
+    private static final String NO_GDRCOPY = "read but not applied (no GDRCopy support)";
+    private static final String NO_GPU_MEMORY = "host ranks have no GPU memory";
     private static final String THREADS_ON_HOST = "a host channel is one thread, so on the host backend "
             + "this only sets how many bytes a call needs per channel (NCCL's thread thresholds: fewer channels for small calls)";
 
@@ -69,6 +75,30 @@ public final class Params {
     public static final Param IB_DISABLE = integer("NCCL_IB_DISABLE", "0", "1 = never use the IB net");
     /** IB devices. */
     public static final Param IB_HCA = str("NCCL_IB_HCA", null, "IB devices to use: dev[:port] list, ^ excludes, = exact");
+    /** IB queue pair settings (NCCL's net_ib.cc), not applied. */
+    public static final Param IB_GID_INDEX = integer("NCCL_IB_GID_INDEX", "0", "RoCE GID index; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_TIMEOUT = integer("NCCL_IB_TIMEOUT", "14", "IB ack timeout exponent; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_RETRY_CNT = integer("NCCL_IB_RETRY_CNT", "7", "IB retry count; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_SL = integer("NCCL_IB_SL", "0", "IB service level; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_TC = integer("NCCL_IB_TC", "0", "IB traffic class; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_PKEY = integer("NCCL_IB_PKEY", "0", "IB partition key index; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_USE_INLINE = integer("NCCL_IB_USE_INLINE", "0", "1 = inline small IB sends; " + IB_NO_DATA);
+    /** IB queue pair settings, not applied. */
+    public static final Param IB_QPS_PER_CONNECTION = integer("NCCL_IB_QPS_PER_CONNECTION", "1",
+            "queue pairs per IB connection; " + IB_NO_DATA);
+    /** IB adaptive routing, not applied. */
+    public static final Param IB_AR_THRESHOLD = integer("NCCL_IB_AR_THRESHOLD", "8192",
+            "bytes from which IB sends use adaptive routing; " + IB_NO_DATA);
+    /** Shared NET buffers, not applied. */
+    public static final Param NET_SHARED_BUFFERS = integer("NCCL_NET_SHARED_BUFFERS", "-2",
+            "1 = NET connections share one buffer pool per peer (-2: for send/recv, not for rings); read but not "
+                    + "applied: each NET connection has buffers of its own");
 
     // Execution.
     /** Simple buffer size. */
@@ -80,6 +110,12 @@ public final class Params {
     /** Channel bounds. */
     public static final Param MAX_NCHANNELS = integer("NCCL_MAX_NCHANNELS", "-2",
             "most channels per communicator (-2 = 32; host ranks run one thread per channel)");
+    /** Legacy channel bounds. */
+    public static final Param MIN_NRINGS = integer("NCCL_MIN_NRINGS", "-2",
+            "legacy name of NCCL_MIN_NCHANNELS, taken when that is unset");
+    /** Legacy channel bounds. */
+    public static final Param MAX_NRINGS = integer("NCCL_MAX_NRINGS", "-2",
+            "legacy name of NCCL_MAX_NCHANNELS, taken when that is unset");
     /** Progress deadline. */
     public static final Param OP_TIMEOUT_MS = integer("NCCL4J_OP_TIMEOUT_MS", "300000",
             "a collective that sees no progress from a peer for this long fails with TIMEOUT, in milliseconds");
@@ -147,6 +183,45 @@ public final class Params {
     public static final Param GDRCOPY_ENABLE = integer("NCCL_GDRCOPY_ENABLE", "0",
             "1 = the proxy reaches GPU-memory flags through GDRCopy; read but not yet applied (no GDRCopy support)",
             "host ranks have no GPU memory");
+    /** GDRCopy details, not applied. */
+    public static final Param GDRCOPY_FIFO_ENABLE = integer("NCCL_GDRCOPY_FIFO_ENABLE", "1",
+            "1 = with GDRCopy, the proxy's FIFO too; " + NO_GDRCOPY, NO_GPU_MEMORY);
+    /** GDRCopy details, not applied. */
+    public static final Param GDRCOPY_FLUSH_ENABLE = integer("NCCL_GDRCOPY_FLUSH_ENABLE", "0",
+            "1 = with GDRCopy, flush GPU Direct RDMA receives by a GDRCopy read; " + NO_GDRCOPY, NO_GPU_MEMORY);
+    /** GDRCopy details, not applied. */
+    public static final Param GDRCOPY_TAIL_ENABLE = integer("NCCL_GDRCOPY_TAIL_ENABLE", "1",
+            "1 = with GDRCopy, the receive tail too; " + NO_GDRCOPY, NO_GPU_MEMORY);
+    /** GPU Direct RDMA flush, not applied. */
+    public static final Param GDR_FLUSH_DISABLE = integer("NCCL_GDR_FLUSH_DISABLE", "0",
+            "1 = skip the IB read that flushes GPU Direct RDMA receives; read but not applied: no GPU Direct RDMA yet",
+            NO_GPU_MEMORY);
+    /** NVLink-bridge preconnect. */
+    public static final Param NVB_PRECONNECT = integer("NCCL_NVB_PRECONNECT", "1",
+            "1 = connect peers reached through another GPU at init; the cuda backend connects every ring, tree and "
+                    + "send/recv peer at init whatever it says", "host ranks have no NVLink");
+    /** Pointer checks. */
+    public static final Param CHECK_POINTERS = integer("NCCL_CHECK_POINTERS", "0",
+            "1 = check each call's buffers; nccl4j always checks (a DeviceBuffer knows its GPU, wrap refuses another "
+                    + "GPU's memory, host memory is refused on GPU communicators), so 0 changes nothing");
+    /** Launch mode. */
+    public static final Param LAUNCH_MODE = str("NCCL_LAUNCH_MODE", null,
+            "PARALLEL or GROUP (NCCL: how one thread's GPUs launch; PARALLEL when unset); read but not applied: each "
+                    + "rank launches on its own stream, as PARALLEL");
+    /** Group stream. */
+    public static final Param GROUP_CUDA_STREAM = integer("NCCL_GROUP_CUDA_STREAM", "0",
+            "1 = group launches go through an internal CUDA stream (for CUDA 9.0 and 9.1); read but not applied: "
+                    + "launches go on the caller's stream", "host ranks launch no kernels");
+    /** Kernel stack. */
+    public static final Param SET_STACK_SIZE = integer("NCCL_SET_STACK_SIZE", "0",
+            "1 = raise the CUDA stack limit to the kernels' need; read but not applied: the default limit",
+            "host ranks launch no kernels");
+    /** Aggregation. */
+    public static final Param AGG_CHANNEL_SIZE = integer("NCCL_AGG_CHANNEL_SIZE", "-2",
+            "bytes per channel when a group's collectives are aggregated; " + NO_AGGREGATION);
+    /** Aggregation. */
+    public static final Param AGG_ALLOC_MODE = str("NCCL_AGG_ALLOC_MODE", null,
+            "ROUND_ROBIN = aggregated collectives take channels in turn; " + NO_AGGREGATION);
     /** CPU affinity. */
     public static final Param IGNORE_CPU_AFFINITY = integer("NCCL_IGNORE_CPU_AFFINITY", "0",
             "1 = bind to the device's CPUs without intersecting the process affinity",

@@ -21,14 +21,17 @@ public record ChannelLimits(int min, int max) {
     public static final ChannelLimits DEFAULT = new ChannelLimits(0, TopoGraph.MAXCHANNELS);
 
     /**
-     * Reads {@code NCCL_MIN_NCHANNELS} and {@code NCCL_MAX_NCHANNELS} (the legacy
-     * {@code NCCL_MIN_NRINGS}/{@code NCCL_MAX_NRINGS} are not supported).
+     * Reads {@code NCCL_MIN_NCHANNELS} and {@code NCCL_MAX_NCHANNELS}, each falling back to its
+     * legacy name ({@code NCCL_MIN_NRINGS}, {@code NCCL_MAX_NRINGS}) when unset, as NCCL does.
      *
      * @param config parameters
      * @return the resolved bounds
      */
     public static ChannelLimits fromConfig(Config config) {
-        return of((int) config.integer(Params.MIN_NCHANNELS), (int) config.integer(Params.MAX_NCHANNELS));
+        int min = (int) config.integer(Params.MIN_NCHANNELS);
+        int max = (int) config.integer(Params.MAX_NCHANNELS);
+        return of(min != UNSET ? min : (int) config.integer(Params.MIN_NRINGS),
+                max != UNSET ? max : (int) config.integer(Params.MAX_NRINGS));
     }
 
     /**

@@ -52,6 +52,10 @@ class PostsetTest {
         Config config = Config.of(new Properties(), Map.of("NCCL_MIN_NCHANNELS", "4", "NCCL_MAX_NCHANNELS", "-2"),
                 Path.of("/nonexistent/nccl.conf"));
         assertEquals(new ChannelLimits(4, 32), ChannelLimits.fromConfig(config));
+        // The legacy names count only where the new ones are unset.
+        Config legacy = Config.of(new Properties(), Map.of("NCCL_MIN_NRINGS", "3", "NCCL_MAX_NRINGS", "6",
+                "NCCL_MAX_NCHANNELS", "5"), Path.of("/nonexistent/nccl.conf"));
+        assertEquals(new ChannelLimits(3, 5), ChannelLimits.fromConfig(legacy));
     }
 
     @Test
