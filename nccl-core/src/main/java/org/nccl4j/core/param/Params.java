@@ -131,11 +131,11 @@ public final class Params {
     /** CUDA backend: the GPU of a rank. */
     public static final Param CUDA_DEVICE = integer("NCCL4J_CUDA_DEVICE", "-1",
             "cuda backend: this rank's GPU ordinal (-1 = the ranks of a process take GPUs 0, 1, ... in turn)");
-    /** Ranks of one process sharing a GPU. */
+    /** Ranks sharing a GPU. */
     public static final Param SHARED_DEVICE = integer("NCCL4J_SHARED_DEVICE", "0",
-            "1 = ranks of one process may share a GPU, each on its own stream (development and testing on a "
-                    + "one-GPU machine; NCCL refuses two ranks on one GPU); in the topology each is a PCI device of its own "
-                    + "beside the GPU");
+            "1 = ranks may share a GPU (threads of one process or several processes), each on its own stream "
+                    + "(development and testing on a one-GPU machine; NCCL refuses two ranks on one GPU); in the topology "
+                    + "each is a PCI device of its own beside the GPU");
 
     // Transports.
     /** SHM off. */
