@@ -155,19 +155,21 @@ public interface Communicator extends AutoCloseable {
     Completion allToAll(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, Stream stream);
 
     /**
-     * Allocates memory on this communicator's device ({@code cudaMalloc} on a CUDA communicator).
+     * Allocates memory on this communicator's device ({@code cudaMalloc} on a CUDA communicator;
+     * native host memory on a host communicator, so that code written against device buffers
+     * runs on either backend).
      *
      * @param bytes size, at least 1
      * @return the buffer, owned: close it to free it
      * @throws NcclException INVALID_USAGE on a communicator whose device has no memory of its own
-     *     (the host backend: use {@link MemorySegment}s)
      */
     default DeviceBuffer allocate(long bytes) {
         throw noDeviceMemory();
     }
 
     /**
-     * Wraps device memory allocated elsewhere (a foreign {@code void*} and its length).
+     * Wraps device memory allocated elsewhere (a foreign {@code void*} and its length; native host
+     * memory on a host communicator).
      *
      * @param address device address
      * @param bytes   length in bytes

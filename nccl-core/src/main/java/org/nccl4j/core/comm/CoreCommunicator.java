@@ -13,6 +13,7 @@ import org.nccl4j.DataType;
 import org.nccl4j.DeviceBuffer;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollectives;
+import org.nccl4j.core.device.HostDeviceBuffer;
 import org.nccl4j.Device;
 import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
@@ -244,26 +245,20 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public DeviceBuffer allocate(long bytes) {
         checkOpen();
-        if (onDevice == null) {
-            return Communicator.super.allocate(bytes);
-        }
         if (bytes < 1) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes", "ask for at least 1");
         }
-        return onDevice.allocate(bytes);
+        return onDevice == null ? HostDeviceBuffer.allocate(device, bytes) : onDevice.allocate(bytes);
     }
 
     @Override
     public DeviceBuffer wrap(long address, long bytes) {
         checkOpen();
-        if (onDevice == null) {
-            return Communicator.super.wrap(address, bytes);
-        }
         if (address == 0 || bytes < 0) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "cannot wrap " + bytes + " bytes at 0x"
                     + Long.toHexString(address), "pass a device address and its length");
         }
-        return onDevice.wrap(address, bytes);
+        return onDevice == null ? HostDeviceBuffer.wrap(device, address, bytes) : onDevice.wrap(address, bytes);
     }
 
     @Override

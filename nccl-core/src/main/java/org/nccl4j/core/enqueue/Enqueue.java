@@ -13,6 +13,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceP2pOp;
+import org.nccl4j.core.device.HostDeviceBuffer;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
@@ -302,6 +303,11 @@ public final class Enqueue {
      * @return its completion
      */
     public static Completion deviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
+        if (comm.onDevice() == null) {
+            return recorded(() -> checkedCollective(comm, new CollOp(CollOp.Func.valueOf(op.kind().name()),
+                    hostMemory(op.send(), "sendbuff", comm.device()), hostMemory(op.recv(), "recvbuff", comm.device()),
+                    op.count(), op.type(), op.op(), op.root()), stream));
+        }
         return recorded(() -> checkedDeviceCollective(comm, op, stream));
     }
 
@@ -389,6 +395,10 @@ public final class Enqueue {
      */
     public static Completion deviceP2p(EnqueueTarget comm, boolean send, DeviceBuffer buf, long count, DataType type,
                                        int peer, Stream stream) {
+        if (comm.onDevice() == null) {
+            return recorded(() -> checkedP2p(comm, send, hostMemory(buf, send ? "sendbuff" : "recvbuff", comm.device()),
+                    count, type, peer, stream));
+        }
         return recorded(() -> checkedDeviceP2p(comm, send, buf, count, type, peer, stream));
     }
 
@@ -423,6 +433,10 @@ public final class Enqueue {
      */
     public static Completion deviceAllToAll(EnqueueTarget comm, DeviceBuffer sendbuff, DeviceBuffer recvbuff,
                                             long count, DataType type, Stream stream) {
+        if (comm.onDevice() == null) {
+            return recorded(() -> checkedAllToAll(comm, hostMemory(sendbuff, "sendbuff", comm.device()),
+                    hostMemory(recvbuff, "recvbuff", comm.device()), count, type, stream));
+        }
         return recorded(() -> checkedDeviceAllToAll(comm, sendbuff, recvbuff, count, type, stream));
     }
 
@@ -450,6 +464,22 @@ public final class Enqueue {
             groupEnd();
         }
         return last;
+    }
+
+    /**
+     * A device buffer on a host communicator: its host memory, which the host engine then checks
+     * and moves as a MemorySegment.
+     */
+    private static MemorySegment hostMemory(DeviceBuffer buf, String name, Device device) {
+        if (buf == null) {
+            throw bad(name + " is null", "allocate with comm.allocate or wrap host memory with comm.wrap");
+        }
+        if (!(buf instanceof HostDeviceBuffer h) || !buf.device().backend().equals(device.backend())
+                || buf.device().index() != device.index()) {
+            throw bad(name + " is memory of " + buf.device() + ", not of this rank's " + device,
+                    "pass buffers of the communicator's own device (comm.allocate or comm.wrap)");
+        }
+        return h.segment();
     }
 
     private static void deviceBuffer(DeviceBuffer buf, String name, long needed, Device device) {
