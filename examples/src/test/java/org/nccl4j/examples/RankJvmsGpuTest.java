@@ -28,8 +28,6 @@ class RankJvmsGpuTest {
     private static final String[] COLLS = {"allreduce", "broadcast", "reduce", "allgather", "reducescatter"};
     private static final Pattern RANK_LINE = Pattern.compile("#  Rank +(\\d+) Group  0 Pid +(\\d+) on +\\S+ device +\\d+ "
             + "\\[[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]\\] cuda");
-    private static final Pattern IDENTICAL = Pattern.compile(
-            "replicas identical: yes \\(2 ranks, 4547 parameters, digest ([0-9a-f]{16})\\)");
 
     @BeforeEach
     void needsGpu() {
@@ -57,15 +55,10 @@ class RankJvmsGpuTest {
         assertEquals(0, jvms.exitCode(), jvms.text());
         Cli.Result threads = Cli.run("train", "--device", "cuda", "--threads", "2", "--epochs", "4");
         assertEquals(0, threads.exitCode(), threads.text());
-        String digest = identicalDigest(jvms);
-        assertEquals(identicalDigest(threads), digest, jvms.text() + "\n" + threads.text());
+        String digest = TrainGpuTest.identicalDigest(jvms.lines(), jvms.text());
+        assertEquals(TrainGpuTest.identicalDigest(threads.lines(), threads.text()), digest,
+                jvms.text() + "\n" + threads.text());
         assertNotEquals(0, jvms.lines().stream().filter(l -> l.startsWith("# gradients in device memory (cuda:")).count(),
                 jvms.text());
-    }
-
-    private static String identicalDigest(Cli.Result r) {
-        Matcher m = IDENTICAL.matcher(r.lines().getLast());
-        assertTrue(m.matches(), r.text());
-        return m.group(1);
     }
 }

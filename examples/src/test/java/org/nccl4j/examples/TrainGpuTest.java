@@ -52,7 +52,8 @@ class TrainGpuTest {
         assertEquals(identicalDigest(host.lines(), host.text()), digest, gpu.text() + "\n" + host.text());
     }
 
-    private static String identicalDigest(List<String> lines, String context) {
+    /** @return the digest of the "replicas identical: yes" line that ends a 2-rank run's output */
+    static String identicalDigest(List<String> lines, String context) {
         Matcher m = IDENTICAL.matcher(lines.getLast());
         assertTrue(m.matches(), context);
         return m.group(1);

@@ -304,7 +304,7 @@ public final class Enqueue {
      */
     public static Completion deviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
         if (comm.onDevice() == null) {
-            return recorded(() -> checkedCollective(comm, new CollOp(CollOp.Func.valueOf(op.kind().name()),
+            return recorded(() -> checkedCollective(comm, new CollOp(CollOp.Func.of(op.kind()),
                     hostMemory(op.send(), "sendbuff", comm.device()), hostMemory(op.recv(), "recvbuff", comm.device()),
                     op.count(), op.type(), op.op(), op.root()), stream));
         }
@@ -357,10 +357,6 @@ public final class Enqueue {
 
     private static DeviceCollectives onDevice(EnqueueTarget comm, Stream stream) {
         DeviceCollectives dev = comm.onDevice();
-        if (dev == null) {
-            throw NcclException.of(Result.INVALID_USAGE, "DeviceBuffers passed to a communicator of the "
-                    + comm.device().backend() + " backend", "pass MemorySegments on host communicators");
-        }
         if (stream == null) {
             throw bad("stream is null", "use comm.defaultStream() or comm.createStream()");
         }
@@ -474,22 +470,29 @@ public final class Enqueue {
         if (buf == null) {
             throw bad(name + " is null", "allocate with comm.allocate or wrap host memory with comm.wrap");
         }
-        if (!(buf instanceof HostDeviceBuffer h) || !buf.device().backend().equals(device.backend())
-                || buf.device().index() != device.index()) {
-            throw bad(name + " is memory of " + buf.device() + ", not of this rank's " + device,
-                    "pass buffers of the communicator's own device (comm.allocate or comm.wrap)");
+        if (!(buf instanceof HostDeviceBuffer h)) {
+            throw notMine(buf, name, device);
         }
+        checkDevice(buf, name, device);
         return h.segment();
+    }
+
+    private static void checkDevice(DeviceBuffer buf, String name, Device device) {
+        if (!buf.device().backend().equals(device.backend()) || buf.device().index() != device.index()) {
+            throw notMine(buf, name, device);
+        }
+    }
+
+    private static NcclException notMine(DeviceBuffer buf, String name, Device device) {
+        return bad(name + " is memory of " + buf.device() + ", not of this rank's " + device,
+                "pass buffers of the communicator's own device");
     }
 
     private static void deviceBuffer(DeviceBuffer buf, String name, long needed, Device device) {
         if (buf == null) {
             throw bad(name + " is null", "allocate device memory with comm.allocate or wrap it with comm.wrap");
         }
-        if (!buf.device().backend().equals(device.backend()) || buf.device().index() != device.index()) {
-            throw bad(name + " is memory of " + buf.device() + ", not of this rank's " + device,
-                    "pass buffers of the communicator's own device");
-        }
+        checkDevice(buf, name, device);
         if (buf.byteSize() < needed) {
             throw bad(name + " holds " + buf.byteSize() + " bytes but the call needs " + needed,
                     "check count, datatype and (AllGather/ReduceScatter) that counts are per rank");

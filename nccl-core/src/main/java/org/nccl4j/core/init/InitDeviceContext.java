@@ -28,7 +28,7 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<Devic
                          AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser) implements DeviceCommContext {
     @Override
     public DeviceCollPlan plan(DeviceCollOp op) {
-        CollOp.Func func = func(op.kind());
+        CollOp.Func func = CollOp.Func.of(op.kind());
         boolean bytes = func == CollOp.Func.BROADCAST || func == CollOp.Func.ALL_GATHER;
         int unit = bytes ? 1 : op.type().size();
         int n = peers.size();
@@ -45,16 +45,6 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<Devic
         }
         RingKernels.Split s = Chunks.ring(func, p, unit, p.dataBytesPerStep(step), nc, 0);
         return new DeviceCollPlan(false, p, nc, step, s.chunk(), s.align(), s.interleaved(), unit);
-    }
-
-    private static CollOp.Func func(DeviceCollOp.Kind k) {
-        return switch (k) {
-            case BROADCAST -> CollOp.Func.BROADCAST;
-            case REDUCE -> CollOp.Func.REDUCE;
-            case ALL_GATHER -> CollOp.Func.ALL_GATHER;
-            case REDUCE_SCATTER -> CollOp.Func.REDUCE_SCATTER;
-            case ALL_REDUCE -> CollOp.Func.ALL_REDUCE;
-        };
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.nccl4j.core.op;
 
+import org.nccl4j.core.device.DeviceCollOp;
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
@@ -59,6 +60,17 @@ public record CollOp(Func func, MemorySegment in, MemorySegment out, long count,
         /** ReduceScatter. */
         REDUCE_SCATTER,
         /** AllReduce. */
-        ALL_REDUCE
+        ALL_REDUCE;
+
+        /** @return the function a device collective of this kind runs */
+        public static Func of(DeviceCollOp.Kind kind) {
+            return switch (kind) {
+                case BROADCAST -> BROADCAST;
+                case REDUCE -> REDUCE;
+                case ALL_GATHER -> ALL_GATHER;
+                case REDUCE_SCATTER -> REDUCE_SCATTER;
+                case ALL_REDUCE -> ALL_REDUCE;
+            };
+        }
     }
 }

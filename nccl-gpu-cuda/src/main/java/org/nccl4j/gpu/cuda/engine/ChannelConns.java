@@ -40,13 +40,6 @@ final class ChannelConns implements AutoCloseable {
     private static final int RING = 480;
     private static final int TREE_UP = 488;
     private static final int N_TREE_DOWN = 492;
-    /** Control words of a connection pair: receive tail, send head, send step, receive step. */
-    private static final int CTL_BYTES = 32;
-    private static final int TAIL = 0;
-    private static final int HEAD = 8;
-    private static final int SEND_STEP = 16;
-    private static final int RECV_STEP = 24;
-    private static final long FIFO_ALIGN = 4096;
 
     private final CudaContext ctx;
     private final ConnRegion region;
@@ -73,7 +66,7 @@ final class ChannelConns implements AutoCloseable {
             for (Protocol p : Protocol.values()) {
                 off[p.code()] = at;
                 at += (long) STEPS * comm.stepBytes(p);
-                at = (at + FIFO_ALIGN - 1) / FIFO_ALIGN * FIFO_ALIGN;
+                at = ConnRegion.fifoAligned(at);
             }
             return new FifoLayout(off, at);
         }
@@ -109,7 +102,7 @@ final class ChannelConns implements AutoCloseable {
         for (int c = 0; c < nc; c++) {
             for (int q : peers(channels.get(c), n)) {
                 ctl[c][q] = at;
-                at += CTL_BYTES;
+                at += ConnRegion.CTL_BYTES;
             }
         }
         // Zeroed: LL and LL128 lines carry flags, and a fresh buffer must hold none that a step expects.
@@ -147,10 +140,11 @@ final class ChannelConns implements AutoCloseable {
                         long myCtl = mineBase + ctl[cc][peer];
                         return send
                                 // into the peer's FIFOs and tail; our head (the peer writes it); our send step
-                                ? new long[] {theirFifo, theirCtl + TAIL, myCtl + HEAD, myCtl + SEND_STEP}
+                                ? new long[] {theirFifo, theirCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD,
+                                    myCtl + ConnRegion.SEND_STEP}
                                 // our FIFOs and tail (the peer writes them); the peer's head; our receive step
-                                : new long[] {mineBase + fifo[cc][peer], myCtl + TAIL, theirCtl + HEAD,
-                                    myCtl + RECV_STEP};
+                                : new long[] {mineBase + fifo[cc][peer], myCtl + ConnRegion.TAIL,
+                                    theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP};
                     };
                     conn(host, base + RING_SEND, layout, link.of(r[1], true));
                     conn(host, base + RING_RECV, layout, link.of(r[n - 1], false));

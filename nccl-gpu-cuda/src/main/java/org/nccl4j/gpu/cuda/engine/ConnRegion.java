@@ -20,6 +20,14 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * out, so that no peer, in any process, sees a FIFO before it is clean.
  */
 final class ConnRegion implements AutoCloseable {
+    /** Control words of a connection pair: receive tail, send head, send step, receive step. */
+    static final int CTL_BYTES = 32;
+    static final int TAIL = 0;
+    static final int HEAD = 8;
+    static final int SEND_STEP = 16;
+    static final int RECV_STEP = 24;
+    /** FIFOs start on 4 KiB boundaries. */
+    private static final long FIFO_ALIGN = 4096;
     /** A descriptor: device ordinal, base address, IPC handle (zeros when no peer needs it). */
     static final int DESCRIPTOR_BYTES = 16 + CudaContext.IPC_HANDLE_BYTES;
     /** Other processes' regions mapped here, per (device, handle): a handle opens once per context. */
@@ -60,6 +68,11 @@ final class ConnRegion implements AutoCloseable {
             throw e;
         }
         return new ConnRegion(ctx, base);
+    }
+
+    /** @return {@code at} rounded up to where a FIFO may start */
+    static long fifoAligned(long at) {
+        return (at + FIFO_ALIGN - 1) / FIFO_ALIGN * FIFO_ALIGN;
     }
 
     /** @return the region's device address in this rank's context */

@@ -72,10 +72,12 @@ final class CudaCompletion implements Completion {
     synchronized void release() {
         if (!released) {
             released = true;
-            try {
-                done |= ctx.eventQuery(event);
-            } catch (NcclException e) {
-                // A failed context: the work did not finish.
+            if (!done) {
+                try {
+                    done = ctx.eventQuery(event);
+                } catch (NcclException e) {
+                    // A failed context: the work did not finish.
+                }
             }
             ctx.eventDestroy(event);
             LIVE.decrementAndGet();

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollPlan;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 import org.nccl4j.gpu.cuda.kernel.KernelEntries;
 
@@ -14,13 +15,29 @@ import org.nccl4j.gpu.cuda.kernel.KernelEntries;
 final class KernelModule {
     private static final Map<Integer, KernelModule> LOADED = new ConcurrentHashMap<>();
 
-    private final Map<String, Long> functions = new ConcurrentHashMap<>();
+    private static final int PROTOCOLS = Protocol.values().length;
+
+    private final long sendRecv;
+    /** The collectives' functions by {@link #index}: a launch looks its kernel up without building its name. */
+    private final long[] collectives = new long[DeviceCollOp.Kind.values().length * 2 * PROTOCOLS];
 
     private KernelModule(CudaContext ctx, byte[] fatbin) {
         long module = ctx.moduleLoad(fatbin);
-        for (String name : KernelEntries.ALL) {
-            functions.put(name, ctx.function(module, name));
+        sendRecv = ctx.function(module, KernelEntries.SEND_RECV);
+        for (DeviceCollOp.Kind k : DeviceCollOp.Kind.values()) {
+            for (boolean tree : new boolean[] {false, true}) {
+                for (Protocol p : Protocol.values()) {
+                    String name = KernelEntries.collective(k.ncclName(), tree, p);
+                    if (KernelEntries.ALL.contains(name)) {
+                        collectives[index(k, tree, p)] = ctx.function(module, name);
+                    }
+                }
+            }
         }
+    }
+
+    private static int index(DeviceCollOp.Kind kind, boolean tree, Protocol p) {
+        return (kind.ordinal() * 2 + (tree ? 1 : 0)) * PROTOCOLS + p.ordinal();
     }
 
     /**
@@ -33,11 +50,11 @@ final class KernelModule {
     }
 
     long sendRecv() {
-        return functions.get(KernelEntries.SEND_RECV);
+        return sendRecv;
     }
 
     /** @return the kernel that runs a collective as planned */
     long collective(DeviceCollOp.Kind kind, DeviceCollPlan plan) {
-        return functions.get(KernelEntries.collective(kind.ncclName(), plan.tree(), plan.protocol()));
+        return collectives[index(kind, plan.tree(), plan.protocol())];
     }
 }

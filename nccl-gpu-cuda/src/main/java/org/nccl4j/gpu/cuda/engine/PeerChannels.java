@@ -25,13 +25,6 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * backend's: the other protocols' FIFO pointers are null.
  */
 final class PeerChannels implements AutoCloseable {
-    /** Control words per peer: tail, head, send step, receive step. */
-    private static final int CTL_BYTES = 32;
-    private static final int TAIL = 0;
-    private static final int HEAD = 8;
-    private static final int SEND_STEP = 16;
-    private static final int RECV_STEP = 24;
-
     private final CudaContext ctx;
     private final ConnRegion region;
     private final List<Long> allocations;
@@ -78,10 +71,10 @@ final class PeerChannels implements AutoCloseable {
         // receiving from it (4 KiB aligned).
         long fifoBytes = (long) ChannelConns.STEPS * stepBytes;
         long[] fifo = new long[n];
-        long at = ((long) CTL_BYTES * n + 4095) / 4096 * 4096;
+        long at = ConnRegion.fifoAligned((long) ConnRegion.CTL_BYTES * n);
         for (int q = 0; q < n; q++) {
             fifo[q] = q == me ? -1 : at;
-            at += q == me ? 0 : (fifoBytes + 4095) / 4096 * 4096;
+            at += q == me ? 0 : ConnRegion.fifoAligned(fifoBytes);
         }
         ConnRegion region = ConnRegion.allocate(ctx, at);
         List<Long> mine = new ArrayList<>();
@@ -112,14 +105,15 @@ final class PeerChannels implements AutoCloseable {
                         continue;
                     }
                     long peerFifo = theirs + pb.getLong(ConnRegion.DESCRIPTOR_BYTES + 8 * me);
-                    long peerCtl = theirs + (long) CTL_BYTES * me;
-                    long myCtl = region.base() + (long) CTL_BYTES * p;
+                    long peerCtl = theirs + (long) ConnRegion.CTL_BYTES * me;
+                    long myCtl = region.base() + (long) ConnRegion.CTL_BYTES * p;
                     long send = 2L * ChannelConns.CONN_BYTES * p;
                     // Sending: into p's FIFO and tail; our head (p writes it as it consumes); our send step.
-                    conn(host, send, peerFifo, peerCtl + TAIL, myCtl + HEAD, myCtl + SEND_STEP);
+                    conn(host, send, peerFifo, peerCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD,
+                            myCtl + ConnRegion.SEND_STEP);
                     // Receiving: our FIFO and tail (p writes them); p's head; our receive step.
-                    conn(host, send + ChannelConns.CONN_BYTES, region.base() + fifo[p], myCtl + TAIL, peerCtl + HEAD,
-                            myCtl + RECV_STEP);
+                    conn(host, send + ChannelConns.CONN_BYTES, region.base() + fifo[p], myCtl + ConnRegion.TAIL,
+                            peerCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP);
                 }
                 long channels = ChannelConns.alloc(ctx, mine, bytes);
                 ctx.copyHtoD(channels, host.address(), bytes, 0);

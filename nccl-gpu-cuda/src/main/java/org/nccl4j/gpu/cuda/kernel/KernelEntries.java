@@ -37,7 +37,7 @@ public final class KernelEntries {
                 }
             }
         }
-        all.add("nccl4j_SendRecv_Simple");
+        all.add(SEND_RECV);
         return List.copyOf(all);
     }
 
