@@ -80,6 +80,11 @@ public final class PerfRank implements AutoCloseable {
     }
 
     private static final int JIT_WARMUP_OPS = 30_000;
+    /**
+     * The warm-up's time bound: ample for the JIT where a call takes microseconds, and a cap where
+     * every call is slow (rank JVMs time-slicing one GPU take ~5 ms a call: 30,000 would be 2.5 minutes).
+     */
+    private static final long JIT_WARMUP_NANOS = 5_000_000_000L;
 
     /** What the tuning model picks for one call of this size, as {@code Ring/LL/1}. */
     private String algo(ByteCounts c, ElementType type, RedOp op) {
@@ -159,7 +164,9 @@ public final class PerfRank implements AutoCloseable {
     /**
      * A JVM needs thousands of calls before the JIT has compiled the kernel path; nccl-tests'
      * 5 warm-up iterations would leave the first sizes measuring the interpreter. Every rank
-     * runs the same fixed number of small operations, so the ranks stay matched.
+     * runs the same number of small operations, so the ranks stay matched: up to
+     * {@link #JIT_WARMUP_OPS}, fewer when one rank has used up {@link #JIT_WARMUP_NANOS} (they
+     * agree after each round of 100, by summing their votes).
      */
     private void jitWarmup(ElementType type, RedOp op) {
         if (jitWarmed) {
@@ -167,11 +174,15 @@ public final class PerfRank implements AutoCloseable {
         }
         jitWarmed = true;
         ByteCounts small = s.coll().counts(Math.min(s.maxBytes(), 4096) / type.size(), nranks);
+        long t0 = System.nanoTime();
         for (int round = 0; round < JIT_WARMUP_OPS / 100; round++) {
             for (int iter = 0; iter < 100; iter++) {
                 start(small, type, op, false, 0);
             }
             stream.synchronize();
+            if (sumOverRanks(System.nanoTime() - t0 > JIT_WARMUP_NANOS ? 1 : 0) > 0) {
+                break;
+            }
         }
         // Larger sizes take other paths (vector loops, several slices): compile those too.
         for (long size = s.minBytes(); size <= s.maxBytes(); size = s.next(size)) {

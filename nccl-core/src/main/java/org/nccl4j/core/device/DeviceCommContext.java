@@ -49,6 +49,16 @@ public interface DeviceCommContext {
     boolean inThisProcess(int peer);
 
     /**
+     * NCCL's transport choice for the connections between this rank and a peer: P2P where the
+     * topology allows it ({@code NCCL_P2P_LEVEL}, {@code NCCL_P2P_DISABLE}), else SHM on the same
+     * host ({@code NCCL_SHM_DISABLE}), else NET. Both ranks of a pair get the same answer.
+     *
+     * @param peer another rank
+     * @return how this rank reaches it
+     */
+    DeviceTransport transport(int peer);
+
+    /**
      * Every rank's blob, bounded by the init deadline ({@code bootstrapAllGather}).
      *
      * @param mine this rank's bytes; every rank passes the same length

@@ -268,7 +268,8 @@ public final class CommInit {
         ModelAlgoChooser chooser = new ModelAlgoChooser(topo.model());
         DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
                 plans.stream().map(p -> new DeviceChannel(p.ringUserRanks(), p.treeUp(), p.treeDown())).toList(),
-                plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser));
+                plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser,
+                topo.transports()));
         if (onDevice != null) {
             return new Connected(null, onDevice);
         }

@@ -8,6 +8,7 @@ import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.device.DeviceTransport;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.kernel.AlgoChooser;
 import org.nccl4j.core.kernel.Chunks;
@@ -25,7 +26,8 @@ import org.nccl4j.core.wait.Deadline;
 /** What init gives a device backend's {@code connect}: this rank, its channels, the bootstrap and the abort hooks. */
 record InitDeviceContext(int rank, LocalDevice device, Config config, List<DeviceChannel> channels, int treeDepth,
                          BuffSizes buffs, List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline,
-                         AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser) implements DeviceCommContext {
+                         AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser, DeviceTransport[] transports)
+        implements DeviceCommContext {
     @Override
     public DeviceCollPlan plan(DeviceCollOp op) {
         CollOp.Func func = CollOp.Func.of(op.kind());
@@ -60,6 +62,11 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<Devic
     @Override
     public boolean inThisProcess(int peer) {
         return peers.get(peer).pidHash() == peers.get(rank).pidHash();
+    }
+
+    @Override
+    public DeviceTransport transport(int peer) {
+        return transports[peer];
     }
 
     @Override

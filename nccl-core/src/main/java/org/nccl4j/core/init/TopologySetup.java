@@ -10,6 +10,7 @@ import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceBackend;
+import org.nccl4j.core.device.DeviceTransport;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
@@ -60,9 +61,10 @@ public final class TopologySetup {
      * @param rings    {@code rings[c * nRanks + i]}
      * @param model    the tuning model
      * @param p2p      the p2p channels
+     * @param transports how this rank reaches each rank, by rank (its own: P2P)
      */
     public record Topology(TopoSystem system, TopoGraph ring, TopoGraph tree, ChannelTopology channels, int[] rings,
-                         TuningModel model, P2pChannels p2p) {
+                         TuningModel model, P2pChannels p2p, DeviceTransport[] transports) {
     }
 
     /**
@@ -95,6 +97,7 @@ public final class TopologySetup {
         PathComputer.computePaths(system, topoPeers, policy);
         int localRanks = PathComputer.trimSystem(system, rank, nRanks);
         PathComputer.computePaths(system, topoPeers, policy);
+        DeviceTransport[] transports = transports(system, topoPeers, rank, policy);
         GraphSearch.searchInit(system);
         TopoPrinter.print(system);
 
@@ -136,7 +139,21 @@ public final class TopologySetup {
                 (int) config.integer(Params.MIN_P2P_NCHANNELS), (int) config.integer(Params.MAX_P2P_NCHANNELS));
         Log.info(Subsys.INIT, "%d coll channels, %d p2p channels, %d p2p channels per peer", channels.nChannels,
                 p2p.p2pnChannels(), p2p.p2pnChannelsPerPeer());
-        return new Topology(system, ring, tree, channels, rings, model, p2p);
+        return new Topology(system, ring, tree, channels, rings, model, p2p, transports);
+    }
+
+    /** NCCL's {@code selectTransport} for each pair this rank is in: p2p, else shm, else net. */
+    private static DeviceTransport[] transports(TopoSystem system, TopoPeer[] peers, int rank, PathPolicy policy) {
+        DeviceTransport[] t = new DeviceTransport[peers.length];
+        for (int q = 0; q < peers.length; q++) {
+            if (q == rank || PathComputer.p2pCanConnect(system, peers[rank], peers[q], policy)) {
+                t[q] = DeviceTransport.P2P;
+            } else {
+                t[q] = PathComputer.shmCanConnect(peers[rank], peers[q], policy) ? DeviceTransport.SHM
+                        : DeviceTransport.NET;
+            }
+        }
+        return t;
     }
 
     /**

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import org.nccl4j.core.param.Param;
+import org.nccl4j.core.param.Params;
 
 /**
  * Starts N rank JVMs on this machine and watches them: nccl4j's own launcher, used by
@@ -68,6 +70,13 @@ public final class LocalLauncher {
         for (String o : opts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
                 cmd.add(o);
+            }
+        }
+        // The launcher's own -D settings of parameters reach every rank, as its environment does.
+        for (Param p : Params.all()) {
+            String v = System.getProperty(p.propertyName());
+            if (v != null) {
+                cmd.add("-D" + p.propertyName() + "=" + v);
             }
         }
         cmd.add("-cp");

@@ -8,6 +8,7 @@ import org.nccl4j.Result;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.shm.ShmSegment;
 
 /**
  * Processes of one host connect through files under {@code /dev/shm} that both map

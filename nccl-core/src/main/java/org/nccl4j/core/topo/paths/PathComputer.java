@@ -249,12 +249,29 @@ public final class PathComputer {
     }
 
     /** SHM transport's {@code canConnect}: same host and same {@code /dev/shm}, unless disabled. */
-    private static boolean shmCanConnect(TopoPeer a, TopoPeer b, PathPolicy policy) {
+    /**
+     * SHM transport's {@code canConnect}: same host and container, unless {@code NCCL_SHM_DISABLE}.
+     *
+     * @param a      one rank
+     * @param b      another
+     * @param policy user settings
+     * @return whether the two can share host memory
+     */
+    public static boolean shmCanConnect(TopoPeer a, TopoPeer b, PathPolicy policy) {
         return !policy.shmDisable() && a.hostHash() == b.hostHash() && a.shmDev() == b.shmDev();
     }
 
-    /** P2P transport's {@code canConnect} without a CUDA runtime: same host and container, and topology allows it. */
-    private static boolean p2pCanConnect(TopoSystem system, TopoPeer a, TopoPeer b, PathPolicy policy) {
+    /**
+     * P2P transport's {@code canConnect} without a CUDA runtime: same host and container, and the
+     * topology allows it.
+     *
+     * @param system the system (paths computed)
+     * @param a      the rank whose GPU is in {@code system}
+     * @param b      another rank (false when its GPU was trimmed away)
+     * @param policy user settings
+     * @return whether P2P may connect them
+     */
+    public static boolean p2pCanConnect(TopoSystem system, TopoPeer a, TopoPeer b, PathPolicy policy) {
         if (a.hostHash() != b.hostHash() || a.shmDev() != b.shmDev()) {
             return false;
         }

@@ -18,6 +18,8 @@ import static org.bytedeco.cuda.global.cudart.cuMemFree;
 import static org.bytedeco.cuda.global.cudart.cuMemFreeHost;
 import static org.bytedeco.cuda.global.cudart.cuMemHostAlloc;
 import static org.bytedeco.cuda.global.cudart.cuMemHostGetDevicePointer;
+import static org.bytedeco.cuda.global.cudart.cuMemHostRegister;
+import static org.bytedeco.cuda.global.cudart.cuMemHostUnregister;
 import static org.bytedeco.cuda.global.cudart.cuMemcpyDtoD;
 import static org.bytedeco.cuda.global.cudart.cuMemcpyDtoDAsync;
 import static org.bytedeco.cuda.global.cudart.cuMemcpyDtoH;
@@ -221,7 +223,7 @@ public final class CudaContext {
     }
 
     /**
-     * @param hostAddress memory from {@link #hostAllocMapped}
+     * @param hostAddress memory from {@link #hostAllocMapped} or {@link #hostRegister}
      * @return the address at which this context's device sees it
      */
     public long devicePointerOf(long hostAddress) {
@@ -231,6 +233,34 @@ public final class CudaContext {
             throw CuResult.error(rc, "cuMemHostGetDevicePointer(0x" + Long.toHexString(hostAddress) + ")");
         }
         return f.longOut[0];
+    }
+
+    /**
+     * Page-locks host memory this process mapped (a {@code /dev/shm} segment) for every context
+     * ({@code PORTABLE}) and maps it into the device's address space ({@code DEVICEMAP}; see
+     * {@link #devicePointerOf}), as NCCL's SHM transport does with {@code cudaHostRegister}.
+     *
+     * @param hostAddress where it starts, page aligned
+     * @param bytes       how much, at least 1
+     */
+    public void hostRegister(long hostAddress, long bytes) {
+        positive(bytes, "bytes");
+        CallFrame f = enter();
+        int rc = cuMemHostRegister(f.host.at(hostAddress), bytes,
+                cudart.CU_MEMHOSTREGISTER_PORTABLE | cudart.CU_MEMHOSTREGISTER_DEVICEMAP);
+        if (rc != CuResult.SUCCESS) {
+            throw CuResult.error(rc, "cuMemHostRegister(0x" + Long.toHexString(hostAddress) + ", " + bytes
+                    + ", PORTABLE|DEVICEMAP)");
+        }
+    }
+
+    /** @param hostAddress memory given to {@link #hostRegister} */
+    public void hostUnregister(long hostAddress) {
+        CallFrame f = enter();
+        int rc = cuMemHostUnregister(f.host.at(hostAddress));
+        if (rc != CuResult.SUCCESS) {
+            throw CuResult.error(rc, "cuMemHostUnregister(0x" + Long.toHexString(hostAddress) + ")");
+        }
     }
 
     /** @param hostAddress memory from {@link #hostAllocMapped} */

@@ -10,20 +10,22 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntFunction;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /**
- * The device side of a communicator's channels (NCCL's P2P transport): for every ring and tree
+ * The device side of a communicator's channels (NCCL's P2P and SHM transports): for every ring and tree
  * neighbour of a channel, this rank's receive FIFOs (one per protocol, {@code NCCL_STEPS} slots each, as NCCL's {@code ncclRecvMem.buffs}) and control words
  * in its own device memory; the peers' addresses exchanged over the bootstrap; and the
  * {@code n4j_channel} array the kernels read ({@code common.h}). A peer that is both a ring and a
  * tree neighbour has one connection per direction, shared by both, as NCCL keys connections by
- * (channel, peer). A rank's FIFOs and control words lie in one {@link ConnRegion}, which peers
- * of this process use directly (same context, or peer access between two GPUs) and peers of
- * other processes map through CUDA IPC.
+ * (channel, peer). A rank's FIFOs and control words lie in its {@link ConnMemory}: device memory
+ * for P2P peers (used directly in this process, through CUDA IPC from another), a registered
+ * {@code /dev/shm} segment for SHM peers.
  */
 final class ChannelConns implements AutoCloseable {
     static final int STEPS = 8;
@@ -42,13 +44,13 @@ final class ChannelConns implements AutoCloseable {
     private static final int N_TREE_DOWN = 492;
 
     private final CudaContext ctx;
-    private final ConnRegion region;
+    private final ConnMemory memory;
     private final List<Long> allocations = new ArrayList<>();
     private final long channelsAddress;
 
-    private ChannelConns(CudaContext ctx, ConnRegion region, long channelsAddress, List<Long> allocations) {
+    private ChannelConns(CudaContext ctx, ConnMemory memory, long channelsAddress, List<Long> allocations) {
         this.ctx = ctx;
-        this.region = region;
+        this.memory = memory;
         this.channelsAddress = channelsAddress;
         this.allocations.addAll(allocations);
     }
@@ -86,32 +88,30 @@ final class ChannelConns implements AutoCloseable {
         List<DeviceChannel> channels = comm.channels();
         int nc = channels.size();
         FifoLayout layout = FifoLayout.of(comm);
-        // Offsets in this rank's region, per channel and peer: the FIFOs receiving from it (4 KiB
-        // aligned, first), then the control words towards it; -1 where no link.
+        // Offsets in this rank's region of the peer's transport, per channel and peer: the FIFOs
+        // receiving from it (4 KiB aligned, first), then the control words towards it; -1 where no link.
+        ConnMemory memory = new ConnMemory(comm);
         long[][] fifo = new long[nc][n];
         long[][] ctl = new long[nc][n];
-        long at = 0;
         for (int c = 0; c < nc; c++) {
             Arrays.fill(fifo[c], -1);
             Arrays.fill(ctl[c], -1);
             for (int q : peers(channels.get(c), n)) {
-                fifo[c][q] = at;
-                at += layout.bytes();
+                fifo[c][q] = memory.reserve(q, layout.bytes());
             }
         }
         for (int c = 0; c < nc; c++) {
             for (int q : peers(channels.get(c), n)) {
-                ctl[c][q] = at;
-                at += ConnRegion.CTL_BYTES;
+                ctl[c][q] = memory.reserve(q, ConnRegion.CTL_BYTES);
             }
         }
         // Zeroed: LL and LL128 lines carry flags, and a fresh buffer must hold none that a step expects.
-        ConnRegion region = ConnRegion.allocate(ctx, at);
+        memory.allocate(ctx);
         List<Long> mine = new ArrayList<>();
         try {
-            // Blob: the region's descriptor, then per channel and rank the FIFO and control offsets.
-            ByteBuffer blob = ByteBuffer.allocate(ConnRegion.DESCRIPTOR_BYTES + 16 * nc * n);
-            region.describe(blob, ConnRegion.ipcNeeded(comm));
+            // Blob: the regions' descriptors, then per channel and rank the FIFO and control offsets.
+            ByteBuffer blob = ByteBuffer.allocate(ConnMemory.DESCRIPTORS_BYTES + 16 * nc * n);
+            memory.describe(blob);
             for (int c = 0; c < nc; c++) {
                 for (int q = 0; q < n; q++) {
                     blob.putLong(fifo[c][q]).putLong(ctl[c][q]);
@@ -119,7 +119,6 @@ final class ChannelConns implements AutoCloseable {
             }
             byte[] all = comm.allGather(blob.array());
             int stride = blob.capacity();
-            long mineBase = region.base();
             long[] ring = new long[nc];
             for (int c = 0; c < nc; c++) {
                 ring[c] = alloc(ctx, mine, 4L * n);
@@ -133,8 +132,9 @@ final class ChannelConns implements AutoCloseable {
                     long base = (long) CHANNEL_BYTES * c;
                     Link link = (peer, send) -> {
                         ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride).slice();
-                        long theirs = region.map(comm, peer, pb, contexts);
-                        int o = ConnRegion.DESCRIPTOR_BYTES + 16 * (cc * n + me);
+                        long theirs = memory.map(peer, pb, contexts);
+                        long mineBase = memory.base(peer);
+                        int o = ConnMemory.DESCRIPTORS_BYTES + 16 * (cc * n + me);
                         long theirFifo = theirs + pb.getLong(o);
                         long theirCtl = theirs + pb.getLong(o + 8);
                         long myCtl = mineBase + ctl[cc][peer];
@@ -157,6 +157,15 @@ final class ChannelConns implements AutoCloseable {
                         conn(host, base + DOWN_SEND + (long) CONN_BYTES * i, layout, link.of(down[i], true));
                         conn(host, base + DOWN_RECV + (long) CONN_BYTES * i, layout, link.of(down[i], false));
                     }
+                    for (int q : peers(ch, n)) {
+                        boolean both = q == ch.treeUp() || Arrays.stream(down).anyMatch(d -> d == q);
+                        if (both || q == r[1]) {
+                            log(memory, c, me, q);
+                        }
+                        if (both || q == r[n - 1]) {
+                            log(memory, c, q, me);
+                        }
+                    }
                     host.set(ValueLayout.JAVA_LONG, base + RING, ring[c]);
                     host.set(ValueLayout.JAVA_INT, base + TREE_UP, ch.treeUp());
                     host.set(ValueLayout.JAVA_INT, base + N_TREE_DOWN, down.length);
@@ -168,12 +177,21 @@ final class ChannelConns implements AutoCloseable {
                 }
                 long array = alloc(ctx, mine, host.byteSize());
                 ctx.copyHtoD(array, host.address(), host.byteSize(), 0);
-                return new ChannelConns(ctx, region, array, mine);
+                memory.peersMapped();
+                return new ChannelConns(ctx, memory, array, mine);
             }
         } catch (RuntimeException | Error e) {
             mine.forEach(ctx::memFree);
-            region.close();
+            memory.close();
             throw e;
+        }
+    }
+
+    /** NCCL's connection line, once per channel and direction: {@code Channel 00 : 0 -> 1 via P2P/IPC}. */
+    private static void log(ConnMemory memory, int channel, int from, int to) {
+        if (from != to) {
+            Log.info(Subsys.INIT, "Channel %02d : %d -> %d via %s", channel, from, to, memory.via(from == memory.rank()
+                    ? to : from));
         }
     }
 
@@ -219,6 +237,6 @@ final class ChannelConns implements AutoCloseable {
     public void close() {
         allocations.forEach(ctx::memFree);
         allocations.clear();
-        region.close();
+        memory.close();
     }
 }

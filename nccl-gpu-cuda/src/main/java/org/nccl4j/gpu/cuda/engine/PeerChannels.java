@@ -16,8 +16,8 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 /**
  * The connections of Send/Recv (NCCL's p2p channels), apart from the rings': for every other
  * rank, a receive FIFO of {@code NCCL_STEPS} slots and control words (tail, head, the two step
- * counts) in this rank's {@link ConnRegion} (reached directly in this process, through CUDA IPC
- * from another), so that each ordered pair of ranks has a connection of its
+ * counts) in this rank's {@link ConnMemory} (device memory for P2P peers, a registered
+ * {@code /dev/shm} segment for SHM peers), so that each ordered pair of ranks has a connection of its
  * own. NCCL connects a pair at its first send/recv; here every pair is connected at init, because
  * the device context's bootstrap exchange is collective (one AllGather). For each peer the kernels
  * read two {@code n4j_conn}s ({@code sendrecv.h}): index {@code 2 * peer} sends to it,
@@ -26,16 +26,16 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  */
 final class PeerChannels implements AutoCloseable {
     private final CudaContext ctx;
-    private final ConnRegion region;
+    private final ConnMemory memory;
     private final List<Long> allocations;
     private final long channelsAddress;
     /** Per peer, why it cannot be reached ({@code null}: connected). */
     private final String[] unreachable;
 
-    private PeerChannels(CudaContext ctx, ConnRegion region, List<Long> allocations, long channelsAddress,
+    private PeerChannels(CudaContext ctx, ConnMemory memory, List<Long> allocations, long channelsAddress,
                          String[] unreachable) {
         this.ctx = ctx;
-        this.region = region;
+        this.memory = memory;
         this.allocations = allocations;
         this.channelsAddress = channelsAddress;
         this.unreachable = unreachable;
@@ -67,61 +67,79 @@ final class PeerChannels implements AutoCloseable {
                                 IntFunction<CudaContext> contexts) {
         int n = comm.nranks();
         int me = comm.rank();
-        // This rank's region: the control words towards every rank, then per other rank the FIFO
-        // receiving from it (4 KiB aligned).
-        long fifoBytes = (long) ChannelConns.STEPS * stepBytes;
+        // This rank's regions: per other rank the FIFO receiving from it (4 KiB aligned), then the
+        // control words towards it, in the region of that rank's transport. A rank reachable only
+        // through the network gets none: sends to it are refused.
+        ConnMemory memory = new ConnMemory(comm);
+        long fifoBytes = ConnRegion.fifoAligned((long) ChannelConns.STEPS * stepBytes);
         long[] fifo = new long[n];
-        long at = ConnRegion.fifoAligned((long) ConnRegion.CTL_BYTES * n);
+        long[] ctl = new long[n];
+        String[] unreachable = new String[n];
         for (int q = 0; q < n; q++) {
-            fifo[q] = q == me ? -1 : at;
-            at += q == me ? 0 : ConnRegion.fifoAligned(fifoBytes);
+            fifo[q] = -1;
+            ctl[q] = -1;
+            if (q == me) {
+                unreachable[q] = "this rank (a send to self is a copy)";
+                continue;
+            }
+            try {
+                fifo[q] = memory.reserve(q, fifoBytes);
+            } catch (NcclException e) {
+                unreachable[q] = e.getMessage();
+            }
         }
-        ConnRegion region = ConnRegion.allocate(ctx, at);
+        for (int q = 0; q < n; q++) {
+            if (fifo[q] >= 0) {
+                ctl[q] = memory.reserve(q, ConnRegion.CTL_BYTES);
+            }
+        }
+        memory.allocate(ctx);
         List<Long> mine = new ArrayList<>();
         try {
-            // Blob: the region's descriptor, then per rank q the offset of the FIFO receiving from q.
-            ByteBuffer blob = ByteBuffer.allocate(ConnRegion.DESCRIPTOR_BYTES + 8 * n);
-            region.describe(blob, ConnRegion.ipcNeeded(comm));
+            // Blob: the regions' descriptors, then per rank q the offsets of the FIFO receiving from q
+            // and of the control words towards q.
+            ByteBuffer blob = ByteBuffer.allocate(ConnMemory.DESCRIPTORS_BYTES + 16 * n);
+            memory.describe(blob);
             for (int q = 0; q < n; q++) {
-                blob.putLong(fifo[q]);
+                blob.putLong(fifo[q]).putLong(ctl[q]);
             }
             byte[] all = comm.allGather(blob.array());
             int stride = blob.capacity();
-            String[] unreachable = new String[n];
             try (Arena arena = Arena.ofConfined()) {
                 long bytes = 2L * ChannelConns.CONN_BYTES * n;
                 MemorySegment host = arena.allocate(bytes, 8);
                 for (int p = 0; p < n; p++) {
-                    if (p == me) {
-                        unreachable[p] = "this rank (a send to self is a copy)";
+                    if (unreachable[p] != null) {
                         continue;
                     }
                     ByteBuffer pb = ByteBuffer.wrap(all, p * stride, stride).slice();
                     long theirs;
                     try {
-                        theirs = region.map(comm, p, pb, contexts);
+                        theirs = memory.map(p, pb, contexts);
                     } catch (NcclException e) {
                         unreachable[p] = e.getMessage();
                         continue;
                     }
-                    long peerFifo = theirs + pb.getLong(ConnRegion.DESCRIPTOR_BYTES + 8 * me);
-                    long peerCtl = theirs + (long) ConnRegion.CTL_BYTES * me;
-                    long myCtl = region.base() + (long) ConnRegion.CTL_BYTES * p;
+                    int o = ConnMemory.DESCRIPTORS_BYTES + 16 * me;
+                    long peerFifo = theirs + pb.getLong(o);
+                    long peerCtl = theirs + pb.getLong(o + 8);
+                    long myCtl = memory.base(p) + ctl[p];
                     long send = 2L * ChannelConns.CONN_BYTES * p;
                     // Sending: into p's FIFO and tail; our head (p writes it as it consumes); our send step.
                     conn(host, send, peerFifo, peerCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD,
                             myCtl + ConnRegion.SEND_STEP);
                     // Receiving: our FIFO and tail (p writes them); p's head; our receive step.
-                    conn(host, send + ChannelConns.CONN_BYTES, region.base() + fifo[p], myCtl + ConnRegion.TAIL,
+                    conn(host, send + ChannelConns.CONN_BYTES, memory.base(p) + fifo[p], myCtl + ConnRegion.TAIL,
                             peerCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP);
                 }
                 long channels = ChannelConns.alloc(ctx, mine, bytes);
                 ctx.copyHtoD(channels, host.address(), bytes, 0);
-                return new PeerChannels(ctx, region, mine, channels, unreachable);
+                memory.peersMapped();
+                return new PeerChannels(ctx, memory, mine, channels, unreachable);
             }
         } catch (RuntimeException | Error e) {
             mine.forEach(ctx::memFree);
-            region.close();
+            memory.close();
             throw e;
         }
     }
@@ -152,6 +170,6 @@ final class PeerChannels implements AutoCloseable {
     public void close() {
         allocations.forEach(ctx::memFree);
         allocations.clear();
-        region.close();
+        memory.close();
     }
 }

@@ -179,8 +179,8 @@ class CudaCollectivesGpuTest {
         }
     }
 
-    private static void check(List<Communicator> gpu, List<Communicator> host, Arena arena, Coll coll, DataType type,
-                              RedOp op, long count, boolean inPlace, long seed) {
+    static void check(List<Communicator> gpu, List<Communicator> host, Arena arena, Coll coll, DataType type,
+                      RedOp op, long count, boolean inPlace, long seed) {
         int n = gpu.size();
         int root = (int) (seed % n);
         long elem = type.size();

@@ -127,7 +127,7 @@ class CudaSendRecvGpuTest {
     }
 
     /** One send and its receive, each a launch of its own (outside any group), from this one thread. */
-    private static void pair(List<Communicator> gpu, int from, int to, long count, DataType type, long seed) {
+    static void pair(List<Communicator> gpu, int from, int to, long count, DataType type, long seed) {
         try (Arena arena = Arena.ofConfined()) {
             pair(gpu, arena, from, to, count, type, seed);
         }

@@ -1,4 +1,4 @@
-package org.nccl4j.core.transport;
+package org.nccl4j.core.shm;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -25,7 +25,7 @@ import org.nccl4j.Result;
  * {@code mmap}); until then they are tracked, and a shutdown hook removes whatever a failed or
  * abandoned setup left, so only a killed JVM can leak one.
  */
-final class ShmSegment {
+public final class ShmSegment {
     private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
     private static final int ZEROS = 1 << 20;
 
@@ -46,7 +46,7 @@ final class ShmSegment {
      * @throws NcclException with {@link Result#SYSTEM_ERROR} if the file system is too small or
      *                       not writable; nothing is left behind then
      */
-    static MemorySegment create(Path path, long size, Arena arena) {
+    public static MemorySegment create(Path path, long size, Arena arena) {
         long free = usableSpace(path.getParent());
         if (free >= 0 && free < size) {
             throw tooSmall(path, size, free, null);
@@ -95,7 +95,7 @@ final class ShmSegment {
      * @return the mapping
      * @throws NcclException if the file is missing or has another size
      */
-    static MemorySegment attach(Path path, long size, Arena arena, String peerName) {
+    public static MemorySegment attach(Path path, long size, Arena arena, String peerName) {
         try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long actual = fc.size();
             if (actual != size) {
@@ -116,7 +116,7 @@ final class ShmSegment {
     }
 
     /** @param path a segment's name to remove (idempotent; failures are ignored: the name may be gone) */
-    static void delete(Path path) {
+    public static void delete(Path path) {
         try {
             Files.deleteIfExists(path);
         } catch (IOException ignored) {

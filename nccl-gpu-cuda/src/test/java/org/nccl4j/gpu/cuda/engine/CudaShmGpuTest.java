@@ -1,0 +1,123 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.nccl4j.CommConfig;
+import org.nccl4j.Communicator;
+import org.nccl4j.DataType;
+import org.nccl4j.Nccl;
+import org.nccl4j.RedOp;
+import org.nccl4j.gpu.cuda.CudaBackendProvider;
+import org.nccl4j.gpu.cuda.engine.CudaCollectivesGpuTest.Coll;
+
+/**
+ * The SHM transport ({@code NCCL_P2P_DISABLE=1}): every connection's FIFOs and control words lie
+ * in registered {@code /dev/shm} segments that the kernels reach across the bus, and every
+ * protocol and algorithm, Send/Recv included, still matches the host backend byte for byte. The
+ * segments are mapped while the communicators live, their names are gone once every peer has
+ * mapped them, and destroy unmaps them.
+ */
+@Tag("gpu")
+class CudaShmGpuTest {
+    private static final String SEGMENT = "/dev/shm/nccl4j-cuda-";
+    private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
+    private static final String NO_GPU = noGpu();
+
+    private static String noGpu() {
+        try {
+            new CudaBackendProvider().create();
+            return null;
+        } catch (Exception e) {
+            return e.getMessage();
+        }
+    }
+
+    @BeforeEach
+    void needsGpu() {
+        Assumptions.assumeTrue(NO_GPU == null, "no usable CUDA GPU: " + NO_GPU);
+    }
+
+    private static CommConfig config(String device, String algo, String proto) {
+        return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
+                .param("NCCL_P2P_DISABLE", "1").param("NCCL_MIN_NCHANNELS", "2").param("NCCL_MAX_NCHANNELS", "2")
+                .param("NCCL_BUFFSIZE", "65536").param("NCCL_LL_BUFFSIZE", "65536")
+                .param("NCCL_LL128_BUFFSIZE", "327680").param("NCCL_ALGO", algo).param("NCCL_PROTO", proto).build();
+    }
+
+    /** @return this process's mappings of the backend's SHM segments ({@code /proc/self/maps} lines) */
+    private static long mappedSegments() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.contains(SEGMENT)).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return the backend's segment names still in /dev/shm */
+    private static List<Path> namedSegments() {
+        try (Stream<Path> files = Files.list(Path.of("/dev/shm"))) {
+            return files.filter(p -> p.toString().startsWith(SEGMENT)).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void everyProtocolAndAlgorithmOverShmMatchesTheHostBackendExactly() {
+        String[][] plans = {{"Ring", "Simple"}, {"Ring", "LL"}, {"Ring", "LL128"}, {"Tree", "Simple"}, {"Tree", "LL"}};
+        assertEquals(0, mappedSegments(), "no segment mapped before the test");
+        for (String[] plan : plans) {
+            for (int n : new int[] {2, 3}) {
+                List<Communicator> gpu = Nccl.commInitAll(n, config("cuda", plan[0], plan[1]));
+                List<Communicator> host = Nccl.commInitAll(n, config("host", plan[0], plan[1]));
+                try (Arena arena = Arena.ofShared()) {
+                    assertTrue(mappedSegments() >= n, "every rank's connections in a mapped /dev/shm segment");
+                    assertEquals(List.of(), namedSegments(), "names removed once every peer mapped them");
+                    int cases = 0;
+                    boolean tree = plan[0].equals("Tree");
+                    for (Coll coll : tree ? new Coll[] {Coll.ALL_REDUCE} : Coll.values()) {
+                        boolean reduces = coll != Coll.BROADCAST && coll != Coll.ALL_GATHER;
+                        Object[][] typeOps = reduces
+                                ? new Object[][] {{DataType.FLOAT32, RedOp.SUM}, {DataType.INT8, RedOp.MAX},
+                                    {DataType.BFLOAT16, RedOp.AVG}, {DataType.UINT64, RedOp.PROD}}
+                                : new Object[][] {{DataType.FLOAT32, null}, {DataType.INT8, null}};
+                        for (Object[] to : typeOps) {
+                            for (long count : COUNTS) {
+                                for (boolean inPlace : new boolean[] {false, true}) {
+                                    CudaCollectivesGpuTest.check(gpu, host, arena, coll, (DataType) to[0],
+                                            (RedOp) to[1], count, inPlace, n + 7 * cases);
+                                    cases++;
+                                }
+                            }
+                        }
+                    }
+                    if (!tree && plan[1].equals("Simple")) {
+                        for (long count : COUNTS) {
+                            CudaSendRecvGpuTest.pair(gpu, 0, n - 1, count, DataType.UINT8, count);
+                            CudaSendRecvGpuTest.pair(gpu, n - 1, 0, count, DataType.FLOAT32, count + 1);
+                            cases += 2;
+                        }
+                    }
+                    System.out.println("cuda over SHM " + plan[0] + "/" + plan[1] + ", " + n + " ranks: " + cases
+                            + " cases identical to the host backend");
+                } finally {
+                    gpu.forEach(Communicator::close);
+                    host.forEach(Communicator::close);
+                }
+                assertEquals(0, mappedSegments(), "destroy unmaps every segment");
+            }
+        }
+    }
+}
