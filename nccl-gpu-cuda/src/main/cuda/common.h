@@ -74,13 +74,29 @@ enum { N4J_PROTO_LL = 0, N4J_PROTO_LL128, N4J_PROTO_SIMPLE };
 // the receiver's FIFO slot (step % N4J_STEPS) of the call's protocol and then, for Simple, the
 // receiver's tail (LL and LL128 lines carry their own flags); the receiver reads the slot and
 // then writes the sender's head. Both ends keep their step count in device memory across
-// launches; one count serves every protocol, as in NCCL.
+// launches; one count serves every protocol, as in NCCL. Over the network each end has FIFOs of
+// its own in host memory, which a host proxy moves between (nccl-core's NetSendTask and
+// NetRecvTask): the sender tells it each step's size and, for LL and LL128, the step's tag; the
+// receiver tells it the tag of each step it waits for, and the proxy's tail says a step is in.
 struct n4j_conn {
-  char* buffs[3];             // the receiver's FIFOs, by protocol: N4J_STEPS slots each
-  volatile uint64_t* tail;    // in the receiver's memory: Simple steps posted
-  volatile uint64_t* head;    // in the sender's memory: steps consumed
+  char* buffs[3];             // the receiver's FIFOs, by protocol: N4J_STEPS slots each (NET: this end's)
+  volatile uint64_t* tail;    // in the receiver's memory: Simple steps posted (NET: the proxy's count)
+  volatile uint64_t* head;    // in the sender's memory: steps consumed (NET: this end's)
   uint64_t* step;             // this end's step count
+  volatile int* sizes;        // NET send: bytes of each step for the proxy; null otherwise
+  volatile uint64_t* tags;    // NET: each step's n4j_tag, for the proxy; null otherwise
 };
+
+// The tag of a step on a NET connection (org.nccl4j.core.conn.ConnMem.tag): the step and its
+// protocol, so that a slot's tag from an earlier step never matches.
+N4J_DEVICE uint64_t n4j_tag(uint64_t step, int proto) { return (step + 1) << 2 | (uint64_t)proto; }
+
+// Bytes a step of n data bytes occupies in a FIFO slot: LL lines carry 8, LL128 lines 120.
+N4J_DEVICE size_t n4j_wire_bytes(int proto, size_t n) {
+  if (proto == N4J_PROTO_LL) return (n + 7) / 8 * N4J_LL_LINE;
+  if (proto == N4J_PROTO_LL128) return (n + N4J_LL128_DATA - 1) / N4J_LL128_DATA * N4J_LL128_LINE;
+  return n;
+}
 
 // A channel seen from this rank: its ring and tree connections. A peer that is both a ring and
 // a tree neighbour has one connection per direction, which both use (the same words).
@@ -124,6 +140,6 @@ struct n4j_links {
 };
 
 // CollArgs.java and ChannelConns.java pack these layouts; a change here must change them too.
-static_assert(sizeof(n4j_conn) == 48, "ChannelConns.CONN_BYTES");
-static_assert(sizeof(n4j_channel) == 496 && __builtin_offsetof(n4j_channel, ring) == 480, "ChannelConns.CHANNEL_BYTES");
+static_assert(sizeof(n4j_conn) == 64, "ChannelConns.CONN_BYTES");
+static_assert(sizeof(n4j_channel) == 656 && __builtin_offsetof(n4j_channel, ring) == 640, "ChannelConns.CHANNEL_BYTES");
 static_assert(sizeof(n4j_coll_args) == 88 && __builtin_offsetof(n4j_coll_args, nranks) == 56, "CollArgs.COLL_BYTES");

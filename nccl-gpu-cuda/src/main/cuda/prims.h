@@ -115,10 +115,39 @@ template <typename T, typename Red> struct n4j_prims_base {
     return true;
   }
 
-  // Thread 0: a free slot at every receiver (NCCL's waitSend on the head).
-  __device__ void waitCredit() {
+  // Thread 0: a free slot at every receiver (NCCL's waitSend on the head); then, on a NET
+  // connection, the step's size and (LL, LL128: the proxy then checks the lines' flags) its tag,
+  // before any of its data.
+  __device__ void waitCredit(int proto, size_t bytes) {
     for (int j = 0; j < L.nsend; j++) {
       if (sendStep[j] + 1 > N4J_STEPS && !waitAtLeast(L.send[j]->head, sendStep[j] + 1 - N4J_STEPS)) return;
+      if (L.send[j]->sizes != nullptr) {
+        const int slot = (int)(sendStep[j] % N4J_STEPS);
+        L.send[j]->sizes[slot] = (int)n4j_wire_bytes(proto, bytes);
+        if (proto != N4J_PROTO_SIMPLE) {
+          __threadfence_system();
+          L.send[j]->tags[slot] = n4j_tag(sendStep[j], proto);
+        }
+      }
+    }
+  }
+
+  // Thread 0, before a step is read: on a NET connection, the step's tag (the proxy then posts
+  // its receive into this protocol's slot); for LL and LL128 also the proxy's tail, since the
+  // host writes a step's lines in no particular order and their flags count only once all are in.
+  __device__ void announceRecvs(int proto) {
+    bool net = false;
+    for (int i = 0; i < L.nrecv; i++) {
+      if (L.recv[i]->tags != nullptr) {
+        L.recv[i]->tags[recvStep[i] % N4J_STEPS] = n4j_tag(recvStep[i], proto);
+        net = true;
+      }
+    }
+    if (!net) return;
+    __threadfence_system();
+    if (proto == N4J_PROTO_SIMPLE) return;  // its wait on the tail follows
+    for (int i = 0; i < L.nrecv; i++) {
+      if (L.recv[i]->tags != nullptr && !waitAtLeast(L.recv[i]->tail, recvStep[i] + 1)) return;
     }
   }
 

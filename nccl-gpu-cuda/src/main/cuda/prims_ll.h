@@ -36,7 +36,10 @@ template <typename T, typename Red> struct n4j_prims_ll : n4j_prims_base<T, Red>
     const bool srcAligned = ((uintptr_t)src & 7) == 0, dstAligned = ((uintptr_t)dst & 7) == 0;
     for (size_t k = 0; k < slices; k++) {
       size_t n = sliceBytes < bytes - done ? sliceBytes : bytes - done;
-      if (threadIdx.x == 0 && (mode & N4J_SEND)) B::waitCredit();
+      if (threadIdx.x == 0) {
+        if (mode & N4J_RECV) B::announceRecvs(N4J_PROTO_LL);
+        if (mode & N4J_SEND) B::waitCredit(N4J_PROTO_LL, n);
+      }
       __syncthreads();
       if (B::stopped()) return;
       const char* rl[N4J_MAX_FAN];

@@ -33,7 +33,10 @@ template <typename T, typename Red> struct n4j_prims_ll128 : n4j_prims_base<T, R
     const size_t group = threadIdx.x / 8, groups = blockDim.x / 8;
     for (size_t k = 0; k < slices; k++) {
       size_t n = sliceBytes < bytes - done ? sliceBytes : bytes - done;
-      if (threadIdx.x == 0 && (mode & N4J_SEND)) B::waitCredit();
+      if (threadIdx.x == 0) {
+        if (mode & N4J_RECV) B::announceRecvs(N4J_PROTO_LL128);
+        if (mode & N4J_SEND) B::waitCredit(N4J_PROTO_LL128, n);
+      }
       __syncthreads();
       if (B::stopped()) return;
       const char* rl[N4J_MAX_FAN];

@@ -117,9 +117,10 @@ template <typename T, typename Red> struct n4j_prims_simple : n4j_prims_base<T, 
       if (threadIdx.x == 0) {
         bool ok = true;
         if (mode & N4J_RECV) {
+          B::announceRecvs(N4J_PROTO_SIMPLE);
           for (int i = 0; ok && i < B::L.nrecv; i++) ok = B::waitAtLeast(B::L.recv[i]->tail, B::recvStep[i] + 1);
         }
-        if (ok && (mode & N4J_SEND)) B::waitCredit();
+        if (ok && (mode & N4J_SEND)) B::waitCredit(N4J_PROTO_SIMPLE, n);
       }
       __syncthreads();
       if (B::stopped()) return;

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import org.nccl4j.Communicator;
 import org.nccl4j.Nccl;
 import org.nccl4j.NcclException;
+import org.nccl4j.Result;
 import org.nccl4j.examples.perf.Collective;
 import org.nccl4j.examples.perf.ElementType;
 import org.nccl4j.examples.perf.PerfRank;
@@ -85,8 +86,11 @@ final class PerfCommand implements Callable<Integer> {
         PerfSettings settings;
         try {
             settings = settings(Math.max(1, threads));
-            if (settings.onDevice() && !settings.coll().hasDeviceForm()) {
-                throw settings.coll().noDeviceForm(device.kind.backend());
+            if (settings.onDevice() && settings.coll() == Collective.ALLTOALL) {
+                throw NcclException.of(Result.INVALID_USAGE, "alltoall_perf on " + device.kind.backend() + " memory: its "
+                        + "in-place half passes one buffer as both, and AllToAll on device memory refuses overlapping "
+                        + "buffers (in place its sends and receives would race, as NCCL's do)",
+                        "measure it with --device host, or call allToAll on two DeviceBuffers");
             }
         } catch (IllegalArgumentException | NcclException e) {
             System.err.println("nccl4j perf: " + e.getMessage());

@@ -11,13 +11,15 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.param.Config;
 
 /**
  * {@code --device cuda --nranks N}: the ranks are local JVMs, each with its own CUDA context, so
- * every byte between them crosses processes through CUDA IPC, or through {@code /dev/shm} with
- * P2P disabled (on a one-GPU machine they share the GPU, {@code NCCL4J_SHARED_DEVICE=1}). perf's every collective checks out on 2 rank JVMs
+ * every byte between them crosses processes through CUDA IPC, or through {@code /dev/shm} or the
+ * network with P2P disabled (on a one-GPU machine they share the GPU, {@code NCCL4J_SHARED_DEVICE=1}). perf's every collective checks out on 2 rank JVMs
  * (8 B, 8 KiB, 8 MiB), and train's replicas end identical to each other and to the same run on
  * threads (types and reductions are the kernels', covered in one process by nccl-gpu-cuda's
  * tests). Two processes on one GPU time-slice it (each has its own context): a call costs ~5 ms
@@ -52,30 +54,36 @@ class RankJvmsGpuTest {
     }
 
     /**
-     * {@code NCCL_P2P_DISABLE=1} (given as {@code -D}, which the launcher passes on): the rank JVMs
-     * connect through registered {@code /dev/shm} segments (NCCL's SHM transport), says the
-     * connection log, and AllReduce still checks out.
+     * {@code NCCL_P2P_DISABLE=1}, and {@code NCCL_SHM_DISABLE=1} for the network (given as
+     * {@code -D}, which the launcher passes on): the rank JVMs connect through registered
+     * {@code /dev/shm} segments (NCCL's SHM transport) or through the Socket network and their
+     * proxy threads (NET), says the connection log, and AllReduce and Send/Recv still check out.
      */
-    @Test
-    void shmTransportAcrossRankJvms() {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"SHM", "NET"})
+    void otherTransportsAcrossRankJvms(String transport) {
         // This JVM's own parameters and log are fixed before the properties meant for the ranks.
         Config.global();
         Log.get();
+        boolean net = transport.equals("NET");
         System.setProperty("nccl.p2p.disable", "1");
+        System.setProperty("nccl.shm.disable", net ? "1" : "0");
         System.setProperty("nccl.debug", "INFO");
         System.setProperty("nccl.debug.subsys", "INIT");
         try {
-            Cli.Result r = PerfGpuTest.perf("--nranks", "2", "--op", "allreduce", "-b", "8", "-e", "64K", "-f", "64");
-            assertEquals(0, r.exitCode(), r.text());
-            PerfTable.parse(r.lines()).assertCleanSweep(8, 64 << 10, 64);
-            for (String line : new String[] {"Channel 00 : 0 -> 1 via direct shared memory",
-                "Channel 00 : 1 -> 0 via direct shared memory"}) {
-                assertTrue(r.lines().stream().anyMatch(l -> l.endsWith(line)), line + " in\n" + r.text());
+            String via = net ? "NET" : "direct shared memory";
+            for (String op : new String[] {"allreduce", "sendrecv"}) {
+                Cli.Result r = PerfGpuTest.perf("--nranks", "2", "--op", op, "-b", "8", "-e", "64K", "-f", "64");
+                assertEquals(0, r.exitCode(), r.text());
+                PerfTable.parse(r.lines()).assertCleanSweep(8, 64 << 10, 64);
+                for (String line : new String[] {"Channel 00 : 0 -> 1 via " + via, "Channel 00 : 1 -> 0 via " + via}) {
+                    assertTrue(r.lines().stream().anyMatch(l -> l.endsWith(line)), line + " in\n" + r.text());
+                }
             }
         } finally {
-            System.clearProperty("nccl.p2p.disable");
-            System.clearProperty("nccl.debug");
-            System.clearProperty("nccl.debug.subsys");
+            for (String k : new String[] {"nccl.p2p.disable", "nccl.shm.disable", "nccl.debug", "nccl.debug.subsys"}) {
+                System.clearProperty(k);
+            }
         }
     }
 

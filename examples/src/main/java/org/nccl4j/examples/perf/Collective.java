@@ -186,7 +186,6 @@ public enum Collective {
      * @param root   root of Broadcast and Reduce
      * @param stream where to enqueue, a stream of {@code comm}
      * @return the completion of the call
-     * @throws NcclException INVALID_USAGE for the tests that have no device form yet ({@link #noDeviceForm})
      */
     public Completion run(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, ElementType type,
                           RedOp op, int root, Stream stream) {
@@ -196,29 +195,19 @@ public enum Collective {
             case REDUCE -> comm.reduce(send, recv, count, type.type(), op, root, stream);
             case ALLGATHER -> comm.allGather(send, recv, count, type.type(), stream);
             case REDUCESCATTER -> comm.reduceScatter(send, recv, count, type.type(), op, stream);
-            case SENDRECV, ALLTOALL -> throw noDeviceForm(comm.device().backend());
+            case ALLTOALL -> comm.allToAll(send, recv, count, type.type(), stream);
+            case SENDRECV -> {
+                int n = comm.count();
+                int me = comm.userRank();
+                Nccl.groupStart();
+                try {
+                    comm.send(send, count, type.type(), (me + 1) % n, stream);
+                    yield comm.recv(recv, count, type.type(), (me - 1 + n) % n, stream);
+                } finally {
+                    Nccl.groupEnd();
+                }
+            }
         };
-    }
-
-    /** @return whether the API has a {@code DeviceBuffer} form of this collective */
-    public boolean hasDeviceForm() {
-        return func() != null;
-    }
-
-    /**
-     * Why a test without a device-memory form cannot run with {@code --device}: the API's
-     * {@code DeviceBuffer} collectives are AllReduce, Broadcast, Reduce, AllGather and
-     * ReduceScatter (Send/Recv and AlltoAll on device memory do not exist yet), and running the
-     * test on host memory instead would measure something else under the same name.
-     *
-     * @param backend the backend named by {@code --device}
-     * @return the exception to throw, INVALID_USAGE
-     */
-    public NcclException noDeviceForm(String backend) {
-        return NcclException.of(Result.INVALID_USAGE, program + " on " + backend + " memory: "
-                        + name().toLowerCase(Locale.ROOT) + " has no device-buffer form yet (device collectives: "
-                        + "allreduce, broadcast, reduce, allgather, reducescatter)",
-                "measure it with --device host, or pick one of those with --op");
     }
 
     private static Completion sendRecv(Communicator comm, MemorySegment send, MemorySegment recv, long count,

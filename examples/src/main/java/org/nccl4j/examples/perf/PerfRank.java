@@ -69,9 +69,6 @@ public final class PerfRank implements AutoCloseable {
         this.out = out;
         this.rank = comm.userRank();
         this.nranks = comm.count();
-        if (s.onDevice() && !s.coll().hasDeviceForm()) {
-            throw s.coll().noDeviceForm(comm.device().backend());
-        }
         long bytes = Math.max(s.maxBytes(), 8);
         this.send = StagedBuffer.allocate(comm, s.onDevice(), bytes, arena);
         this.recv = StagedBuffer.allocate(comm, s.onDevice(), bytes, arena);

@@ -1,7 +1,9 @@
 package org.nccl4j.core.device;
 
 import java.util.List;
+import java.util.Map;
 import org.nccl4j.NcclException;
+import org.nccl4j.core.conn.ConnAllocator;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.proto.Protocol;
 
@@ -57,6 +59,21 @@ public interface DeviceCommContext {
      * @return how this rank reaches it
      */
     DeviceTransport transport(int peer);
+
+    /**
+     * Connects network links through the communicator's network plugin and proxy thread (NCCL's
+     * NET transport, staged in host memory): receivers listen, the plugin's handles go to the
+     * senders over the bootstrap, senders connect and receivers accept, within
+     * {@code NCCL4J_CONNECT_TIMEOUT_MS}. Pairwise: each link must be matched by the peer's opposite
+     * one, asked for with the same {@code tag}.
+     *
+     * @param links  this rank's ends
+     * @param tag    keeps this call's bootstrap messages apart from another call's, 0..255
+     * @param memory where each connection's local memory comes from (the backend's kernels reach it)
+     * @return the connections, by link
+     * @throws NcclException SYSTEM_ERROR when no network is usable, TIMEOUT when a peer does not connect
+     */
+    Map<DeviceNetLink, DeviceNetConn> connectNet(List<DeviceNetLink> links, int tag, ConnAllocator memory);
 
     /**
      * Every rank's blob, bounded by the init deadline ({@code bootstrapAllGather}).

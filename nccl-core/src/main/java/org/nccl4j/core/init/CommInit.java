@@ -266,13 +266,6 @@ public final class CommInit {
             plans.add(new ChannelPlan(c, ch.ring.userRanks, ch.tree.up, down, ch.tree.depth));
         }
         ModelAlgoChooser chooser = new ModelAlgoChooser(topo.model());
-        DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
-                plans.stream().map(p -> new DeviceChannel(p.ringUserRanks(), p.treeUp(), p.treeDown())).toList(),
-                plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser,
-                topo.transports()));
-        if (onDevice != null) {
-            return new Connected(null, onDevice);
-        }
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
                 if (proxy.get() == null) {
@@ -281,6 +274,15 @@ public final class CommInit {
                 return proxy.get();
             }
         };
+        DeviceNetSetup netSetup = new DeviceNetSetup(rank, peers, commId, config, buffs, arena, net, proxies, abort,
+                bootstrap, deadline);
+        DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
+                plans.stream().map(p -> new DeviceChannel(p.ringUserRanks(), p.treeUp(), p.treeDown())).toList(),
+                plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser,
+                topo.transports(), netSetup));
+        if (onDevice != null) {
+            return new Connected(null, onDevice);
+        }
         TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, net, proxies, abort);
         boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
         Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,

@@ -1,13 +1,17 @@
 package org.nccl4j.core.init;
 
 import java.util.List;
+import java.util.Map;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.conn.BuffSizes;
+import org.nccl4j.core.conn.ConnAllocator;
 import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.device.DeviceNetConn;
+import org.nccl4j.core.device.DeviceNetLink;
 import org.nccl4j.core.device.DeviceTransport;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.kernel.AlgoChooser;
@@ -26,7 +30,8 @@ import org.nccl4j.core.wait.Deadline;
 /** What init gives a device backend's {@code connect}: this rank, its channels, the bootstrap and the abort hooks. */
 record InitDeviceContext(int rank, LocalDevice device, Config config, List<DeviceChannel> channels, int treeDepth,
                          BuffSizes buffs, List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline,
-                         AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser, DeviceTransport[] transports)
+                         AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser, DeviceTransport[] transports,
+                         DeviceNetSetup net)
         implements DeviceCommContext {
     @Override
     public DeviceCollPlan plan(DeviceCollOp op) {
@@ -67,6 +72,11 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<Devic
     @Override
     public DeviceTransport transport(int peer) {
         return transports[peer];
+    }
+
+    @Override
+    public Map<DeviceNetLink, DeviceNetConn> connectNet(List<DeviceNetLink> links, int tag, ConnAllocator memory) {
+        return net.connect(links, tag, memory);
     }
 
     @Override

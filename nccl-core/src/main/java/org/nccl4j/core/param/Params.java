@@ -118,7 +118,8 @@ public final class Params {
             "legacy name of NCCL_MAX_NCHANNELS, taken when that is unset");
     /** Progress deadline. */
     public static final Param OP_TIMEOUT_MS = integer("NCCL4J_OP_TIMEOUT_MS", "300000",
-            "a collective that sees no progress from a peer for this long fails with TIMEOUT, in milliseconds");
+            "a collective that sees no progress from a peer for this long fails with TIMEOUT, in milliseconds; on GPUs,"
+                    + " work unfinished this long after its enqueue aborts the communicator (the watchdog)");
 
     // Devices.
     /** Device backend. */
@@ -140,7 +141,7 @@ public final class Params {
     // Transports.
     /** SHM off. */
     public static final Param SHM_DISABLE = integer("NCCL_SHM_DISABLE", "0",
-            "1 = never connect processes of one host through /dev/shm (the network carries it instead)");
+            "1 = never connect processes of one host through /dev/shm (the network carries it instead; GPUs too)");
 
     // Topology, search and tuning (graph/, NCCL v2.10.3).
     /** Topology file. */
@@ -164,7 +165,8 @@ public final class Params {
     /** No NVLink bounce paths. */
     public static final Param NVB_DISABLE = integer("NCCL_NVB_DISABLE", "0", "1 = no paths through an intermediate GPU");
     /** P2P off. */
-    public static final Param P2P_DISABLE = integer("NCCL_P2P_DISABLE", "0", "1 = no peer-to-peer between devices");
+    public static final Param P2P_DISABLE = integer("NCCL_P2P_DISABLE", "0",
+            "1 = no peer-to-peer between devices (GPU ranks of one host then connect through SHM)");
     /** P2P distance. */
     public static final Param P2P_LEVEL = str("NCCL_P2P_LEVEL", null,
             "farthest path for peer-to-peer: LOC, NVL, NVB, PIX, PXB, PHB, SYS (or 0-5)");

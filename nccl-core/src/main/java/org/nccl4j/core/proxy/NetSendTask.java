@@ -92,6 +92,22 @@ public final class NetSendTask extends NetTask {
         return moved;
     }
 
+    /**
+     * Drained once every step the kernel posted (a Simple tail, an LL or LL128 tag) was sent and
+     * its send completed.
+     */
+    @Override
+    public synchronized boolean drained() {
+        if (isClosed()) {
+            return true;
+        }
+        if (done < sent || sent < ConnMem.counter(recvMem)) {
+            return false;
+        }
+        int slot = (int) (sent % ConnMem.STEPS);
+        return ConnMem.tagged(ConnMem.tagAt(recvMem, ConnMem.SEND_TAGS, slot), sent) == null;
+    }
+
     /** Whether the kernel finished writing every line of an LL or LL128 step (NCCL checks the same flags). */
     private static boolean flagsReady(Protocol p, MemorySegment data, long step) {
         if (p == Protocol.LL) {

@@ -117,6 +117,11 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
         return NcclException.of(Result.INTERNAL_ERROR, description + ": " + problem, null);
     }
 
+    /** @return whether {@link #close} ran */
+    final synchronized boolean isClosed() {
+        return closed;
+    }
+
     /** Releases the registration and closes the endpoint; later calls do nothing. */
     @Override
     public final synchronized void close() {

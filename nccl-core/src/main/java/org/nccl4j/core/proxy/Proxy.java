@@ -17,6 +17,8 @@ public final class Proxy implements AutoCloseable {
     private static final long MAX_PARK_NANOS = 50_000;
     /** A loop round is short; a thread still running after this is stuck in a plugin call. */
     private static final long STOP_MILLIS = 5_000;
+    /** How long a stop waits for the posted sends to leave (a live peer takes them in microseconds). */
+    private static final long DRAIN_MILLIS = 5_000;
 
     private final CopyOnWriteArrayList<ProxyTask> tasks = new CopyOnWriteArrayList<>();
     private final AbortFlag abort;
@@ -91,11 +93,20 @@ public final class Proxy implements AutoCloseable {
 
     /**
      * Stops the thread and closes every task; a thread that does not stop within the bound (stuck
-     * in a plugin call) keeps its tasks, whose memory must then not be freed either.
+     * in a plugin call) keeps its tasks, whose memory must then not be freed either. Unless the
+     * communicator was aborted, the thread first finishes the sends the kernels handed over
+     * (every task {@link ProxyTask#drained}), for at most {@code DRAIN_MILLIS}: a kernel ends
+     * once it has posted its last step, and a peer still waits for it.
      *
      * @return whether the thread stopped and the tasks were closed
      */
     public boolean stop() {
+        long deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
+        while (thread.isAlive() && !abort.isSet() && System.nanoTime() < deadline
+                && !tasks.stream().allMatch(ProxyTask::drained)) {
+            wake();
+            LockSupport.parkNanos(100_000);
+        }
         stop = true;
         wake();
         if (!Threads.join(thread, STOP_MILLIS)) {

@@ -1,7 +1,7 @@
 package org.nccl4j.core.proxy;
 
 /** Work the proxy thread progresses: one network connection's sends or receives. */
-public interface ProxyTask {
+public interface ProxyTask extends AutoCloseable {
     /**
      * Advances what can be advanced without blocking.
      *
@@ -10,6 +10,17 @@ public interface ProxyTask {
      */
     boolean progress() throws Exception;
 
+    /**
+     * @return whether nothing the kernel handed over is still unsent: a communicator's destroy
+     *     stops the proxy only once every task is drained (or its deadline passed), as NCCL's proxy
+     *     thread runs until its operations are done, since a kernel ends as soon as it has posted
+     *     its last step, before the network has carried it
+     */
+    default boolean drained() {
+        return true;
+    }
+
     /** Releases the task's requests and endpoints; called once, by the proxy or at close. */
+    @Override
     void close();
 }

@@ -3,6 +3,7 @@ package org.nccl4j.core.transport;
 import org.nccl4j.core.debug.Log;
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.proxy.ProxyTask;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.conn.BuffSizes;
 
@@ -140,6 +141,14 @@ public final class Conn {
         if (onPublish != null) {
             onPublish.run();
         }
+    }
+
+    /**
+     * @return whether the proxy has carried everything this connection's kernel posted (always,
+     *     without a proxy)
+     */
+    public boolean drained() {
+        return !(resources instanceof ProxyTask t) || t.drained();
     }
 
     /**

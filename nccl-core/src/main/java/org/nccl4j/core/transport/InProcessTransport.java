@@ -47,13 +47,13 @@ public final class InProcessTransport implements Transport {
 
     @Override
     public Setup setupSend(TransportContext ctx, int channel, int peer) {
-        MemorySegment sendMem = ctx.arena().allocate(ConnMem.HEADER, 128);
+        MemorySegment sendMem = ctx.memory().allocate(ConnMem.HEADER, 128);
         return new Setup(channel, peer, register(sendMem), sendMem);
     }
 
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
-        MemorySegment recvMem = ctx.arena().allocate(ctx.recvMemSize(), 4096);
+        MemorySegment recvMem = ctx.memory().allocate(ctx.recvMemSize(), 4096);
         return new Setup(channel, peer, register(recvMem), recvMem);
     }
 

@@ -98,7 +98,7 @@ public final class NetTransport implements Transport {
             proxy.add(task);
             // The kernel publishes its tail (and sizes) in recvMem and waits for credit in sendMem.
             return new Conn(desc, m.buff, ctx.buffs(), m.recvMem, m.sendMem, peerCheck(ctx, peer), proxy::wake,
-                    task::close);
+                    task);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeSend(comm));
             throw e instanceof NetException ne ? control(desc, peer, "regMr", ne) : (RuntimeException) e;
@@ -127,7 +127,7 @@ public final class NetTransport implements Transport {
             Log.info(Subsys.INIT | Subsys.NET, "%s", desc);
             // The kernel publishes its head in sendMem and waits for the tail in recvMem.
             return new Conn(desc, m.buff, ctx.buffs(), m.sendMem, m.recvMem, peerCheck(ctx, peer), proxy::wake,
-                    task::close);
+                    task);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeRecv(comm));
             throw e instanceof NetException ne ? control(desc, peer, "regMr", ne) : (RuntimeException) e;
@@ -137,8 +137,8 @@ public final class NetTransport implements Transport {
     /** Local connection memory: a receive header followed by the protocol buffers, and a send header. */
     private record Mem(MemorySegment recvMem, MemorySegment buff, MemorySegment sendMem) {
         static Mem allocate(TransportContext ctx) {
-            MemorySegment recvMem = ctx.arena().allocate(ctx.recvMemSize(), ConnMem.HEADER);
-            MemorySegment sendMem = ctx.arena().allocate(ConnMem.HEADER, ConnMem.HEADER);
+            MemorySegment recvMem = ctx.memory().allocate(ctx.recvMemSize(), ConnMem.HEADER);
+            MemorySegment sendMem = ctx.memory().allocate(ConnMem.HEADER, ConnMem.HEADER);
             return new Mem(recvMem, recvMem.asSlice(ConnMem.HEADER), sendMem);
         }
     }

@@ -10,6 +10,7 @@ import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.conn.BuffSizes;
+import org.nccl4j.core.conn.ConnAllocator;
 
 /**
  * What transports need to know about their communicator.
@@ -20,12 +21,19 @@ import org.nccl4j.core.conn.BuffSizes;
  * @param config   parameters
  * @param buffs    protocol buffer bytes per connection
  * @param arena    owns this communicator's connection memory
+ * @param memory   allocates the connection memory a kernel touches (the arena's, or a device backend's)
  * @param net      the network chosen by initNet
  * @param proxy    the communicator's proxy thread, started on first use
  * @param abort    the abort flag
  */
 public record TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, BuffSizes buffs, Arena arena,
-                               NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
+                               ConnAllocator memory, NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
+    /** A host engine's context: connection memory from the arena. */
+    public TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, BuffSizes buffs, Arena arena,
+                            NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
+        this(rank, peers, commId, config, buffs, arena, arena::allocate, net, proxy, abort);
+    }
+
     /** @return number of ranks */
     public int nranks() {
         return peers.size();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,6 +28,7 @@ import org.nccl4j.core.wait.Deadline;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetContext;
 import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.conn.ConnAllocator;
 import org.nccl4j.core.conn.ConnMem;
 
 /**
@@ -51,11 +53,17 @@ class NetTransportTest {
         final NetTransport t = new NetTransport();
 
         TwoRanks(Net net, Config config) throws Exception {
+            this(net, config, null);
+        }
+
+        /** @param memory where both ranks' connection memory comes from, or null for the arena */
+        TwoRanks(Net net, Config config, ConnAllocator memory) throws Exception {
             List<PeerInfo> peers = List.of(StepKit.peer(0, 7, 100, PID), StepKit.peer(1, 8, 200, PID));
             NetSelection sel = new NetSelection(net, net.devices(), List.of());
             long commId = ThreadLocalRandom.current().nextLong();
-            c0 = StepKit.ctx(0, peers, commId, config, BUFF, arena, sel, () -> proxy0, abort0);
-            c1 = StepKit.ctx(1, peers, commId, config, BUFF, arena, sel, () -> proxy1, abort1);
+            ConnAllocator m = memory == null ? arena::allocate : memory;
+            c0 = new TransportContext(0, peers, commId, config, StepKit.buffs(BUFF), arena, m, sel, () -> proxy0, abort0);
+            c1 = new TransportContext(1, peers, commId, config, StepKit.buffs(BUFF), arena, m, sel, () -> proxy1, abort1);
         }
 
         /** @return the send connection (rank 0) and the receive connection (rank 1) of a channel */
@@ -105,6 +113,64 @@ class NetTransportTest {
             assertEquals(List.of(), r.errors1);
             c[0].close();
             c[1].close();
+        }
+    }
+
+    /**
+     * A device backend's NET connections: every byte a kernel touches (protocol buffers, both
+     * headers) comes from the context's allocator, and the steps still cross.
+     */
+    @Test
+    void connectionMemoryComesFromTheContextsAllocator() throws Exception {
+        List<MemorySegment> given = new CopyOnWriteArrayList<>();
+        try (Arena backend = Arena.ofShared()) {
+            ConnAllocator memory = (bytes, alignment) -> {
+                MemorySegment m = backend.allocate(bytes, alignment);
+                given.add(m);
+                return m;
+            };
+            try (TwoRanks r = new TwoRanks(new LoopbackNet(3, 2), StepKit.config(Map.of()), memory)) {
+                Conn[] c = r.connect(0);
+                for (Conn conn : c) {
+                    for (Protocol p : Protocol.values()) {
+                        assertTrue(within(given, conn.buff(p)), conn.description() + " " + p + " buffer");
+                    }
+                    assertTrue(within(given, conn.publishHeader()), conn.description() + " publish header");
+                    assertTrue(within(given, conn.waitHeader()), conn.description() + " wait header");
+                }
+                stream(c[0], c[1], 300);
+                assertEquals(List.of(), r.errors0);
+                assertEquals(List.of(), r.errors1);
+                c[0].close();
+                c[1].close();
+            }
+        }
+    }
+
+    private static boolean within(List<MemorySegment> given, MemorySegment s) {
+        return given.stream().anyMatch(g -> s.address() >= g.address()
+                && s.address() + s.byteSize() <= g.address() + g.byteSize());
+    }
+
+    /**
+     * A kernel ends once it has posted its last step, before the network carried it: a destroy
+     * that stops the proxy then must first finish those sends, or the peer waits forever.
+     */
+    @Test
+    void stoppingTheProxyFirstFinishesThePostedSends() throws Exception {
+        try (TwoRanks r = new TwoRanks(new LoopbackNet(3, 2), StepKit.config(Map.of()))) {
+            Conn[] c = r.connect(0);
+            Deadline d = Deadline.afterMillis(10_000);
+            StepKit.send(c[0], 5, d); // posted; nothing can leave before the receiver posts its receives
+            assertTrue(!c[0].drained(), "posted steps are not sent yet");
+            java.util.concurrent.CompletableFuture<Boolean> stopped =
+                    java.util.concurrent.CompletableFuture.supplyAsync(r.proxy0::stop);
+            LockSupport.parkNanos(50_000_000);
+            assertTrue(!stopped.isDone(), "the stop waits for the posted sends");
+            StepKit.recv(c[1], 5, d);
+            assertTrue(stopped.get(5, java.util.concurrent.TimeUnit.SECONDS), "the proxy stopped once drained");
+            assertEquals(List.of(), r.errors0);
+            assertEquals(List.of(), r.errors1);
         }
     }
 

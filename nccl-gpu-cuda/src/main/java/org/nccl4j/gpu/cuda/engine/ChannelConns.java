@@ -14,6 +14,7 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.device.DeviceNetLink;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
@@ -30,29 +31,38 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 final class ChannelConns implements AutoCloseable {
     static final int STEPS = 8;
     /** {@code struct n4j_conn}: three FIFOs, tail, head, step. */
-    static final int CONN_BYTES = 48;
+    static final int CONN_BYTES = 64;
     /** {@code struct n4j_channel}: ten connections, the ring pointer, parent and child count. */
-    static final int CHANNEL_BYTES = 496;
+    static final int CHANNEL_BYTES = 656;
     private static final int RING_SEND = 0;
-    private static final int RING_RECV = 48;
-    private static final int UP_SEND = 96;
-    private static final int UP_RECV = 144;
-    private static final int DOWN_SEND = 192;
-    private static final int DOWN_RECV = 336;
-    private static final int RING = 480;
-    private static final int TREE_UP = 488;
-    private static final int N_TREE_DOWN = 492;
+    private static final int RING_RECV = 64;
+    private static final int UP_SEND = 128;
+    private static final int UP_RECV = 192;
+    private static final int DOWN_SEND = 256;
+    private static final int DOWN_RECV = 448;
+    private static final int RING = 640;
+    private static final int TREE_UP = 648;
+    private static final int N_TREE_DOWN = 652;
+    /** Keeps the channels' NET setup messages apart from PeerChannels' on the bootstrap. */
+    private static final int NET_TAG = 0xd0;
 
     private final CudaContext ctx;
     private final ConnMemory memory;
+    private final NetConns net;
     private final List<Long> allocations = new ArrayList<>();
     private final long channelsAddress;
 
-    private ChannelConns(CudaContext ctx, ConnMemory memory, long channelsAddress, List<Long> allocations) {
+    private ChannelConns(CudaContext ctx, ConnMemory memory, NetConns net, long channelsAddress, List<Long> allocations) {
         this.ctx = ctx;
         this.memory = memory;
+        this.net = net;
         this.channelsAddress = channelsAddress;
         this.allocations.addAll(allocations);
+    }
+
+    /** Wakes the network proxy, if any connection goes through it: a kernel was launched. */
+    void wake() {
+        net.wake();
     }
 
     /** @return the device address of the {@code n4j_channel} array */
@@ -62,6 +72,15 @@ final class ChannelConns implements AutoCloseable {
 
     /** The FIFOs of one receiving connection: each protocol's buffer, 4 KiB aligned, LL first (NCCL's order). */
     record FifoLayout(long[] offsets, long bytes) {
+        /** @return each protocol's FIFO address, for connection FIFOs starting at {@code base} */
+        long[] at(long base) {
+            long[] a = new long[offsets.length];
+            for (int p = 0; p < a.length; p++) {
+                a[p] = base + offsets[p];
+            }
+            return a;
+        }
+
         static FifoLayout of(DeviceCommContext comm) {
             long[] off = new long[Protocol.values().length];
             long at = 0;
@@ -90,25 +109,37 @@ final class ChannelConns implements AutoCloseable {
         FifoLayout layout = FifoLayout.of(comm);
         // Offsets in this rank's region of the peer's transport, per channel and peer: the FIFOs
         // receiving from it (4 KiB aligned, first), then the control words towards it; -1 where no link.
+        // Peers reached through the network get a send and a receive end per channel instead.
         ConnMemory memory = new ConnMemory(comm);
         long[][] fifo = new long[nc][n];
         long[][] ctl = new long[nc][n];
+        List<DeviceNetLink> netLinks = new ArrayList<>();
         for (int c = 0; c < nc; c++) {
             Arrays.fill(fifo[c], -1);
             Arrays.fill(ctl[c], -1);
             for (int q : peers(channels.get(c), n)) {
-                fifo[c][q] = memory.reserve(q, layout.bytes());
+                if (memory.net(q)) {
+                    netLinks.add(new DeviceNetLink(c, q, true));
+                    netLinks.add(new DeviceNetLink(c, q, false));
+                } else {
+                    fifo[c][q] = memory.reserve(q, layout.bytes());
+                }
             }
         }
         for (int c = 0; c < nc; c++) {
             for (int q : peers(channels.get(c), n)) {
-                ctl[c][q] = memory.reserve(q, ConnRegion.CTL_BYTES);
+                if (!memory.net(q)) {
+                    ctl[c][q] = memory.reserve(q, ConnRegion.CTL_BYTES);
+                }
             }
         }
         // Zeroed: LL and LL128 lines carry flags, and a fresh buffer must hold none that a step expects.
         memory.allocate(ctx);
         List<Long> mine = new ArrayList<>();
+        NetConns net = null;
         try {
+            net = NetConns.connect(ctx, comm, netLinks, NET_TAG);
+            NetConns nets = net;
             // Blob: the regions' descriptors, then per channel and rank the FIFO and control offsets.
             ByteBuffer blob = ByteBuffer.allocate(ConnMemory.DESCRIPTORS_BYTES + 16 * nc * n);
             memory.describe(blob);
@@ -131,6 +162,9 @@ final class ChannelConns implements AutoCloseable {
                     int cc = c;
                     long base = (long) CHANNEL_BYTES * c;
                     Link link = (peer, send) -> {
+                        if (nets.has(cc, peer)) {
+                            return nets.end(cc, peer, send);
+                        }
                         ByteBuffer pb = ByteBuffer.wrap(all, peer * stride, stride).slice();
                         long theirs = memory.map(peer, pb, contexts);
                         long mineBase = memory.base(peer);
@@ -140,22 +174,22 @@ final class ChannelConns implements AutoCloseable {
                         long myCtl = mineBase + ctl[cc][peer];
                         return send
                                 // into the peer's FIFOs and tail; our head (the peer writes it); our send step
-                                ? new long[] {theirFifo, theirCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD,
-                                    myCtl + ConnRegion.SEND_STEP}
+                                ? new NetConns.End(layout.at(theirFifo), theirCtl + ConnRegion.TAIL,
+                                    myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP, 0, 0)
                                 // our FIFOs and tail (the peer writes them); the peer's head; our receive step
-                                : new long[] {mineBase + fifo[cc][peer], myCtl + ConnRegion.TAIL,
-                                    theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP};
+                                : new NetConns.End(layout.at(mineBase + fifo[cc][peer]), myCtl + ConnRegion.TAIL,
+                                    theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP, 0, 0);
                     };
-                    conn(host, base + RING_SEND, layout, link.of(r[1], true));
-                    conn(host, base + RING_RECV, layout, link.of(r[n - 1], false));
+                    conn(host, base + RING_SEND, link.of(r[1], true));
+                    conn(host, base + RING_RECV, link.of(r[n - 1], false));
                     if (ch.treeUp() >= 0) {
-                        conn(host, base + UP_SEND, layout, link.of(ch.treeUp(), true));
-                        conn(host, base + UP_RECV, layout, link.of(ch.treeUp(), false));
+                        conn(host, base + UP_SEND, link.of(ch.treeUp(), true));
+                        conn(host, base + UP_RECV, link.of(ch.treeUp(), false));
                     }
                     int[] down = ch.treeDown();
                     for (int i = 0; i < down.length; i++) {
-                        conn(host, base + DOWN_SEND + (long) CONN_BYTES * i, layout, link.of(down[i], true));
-                        conn(host, base + DOWN_RECV + (long) CONN_BYTES * i, layout, link.of(down[i], false));
+                        conn(host, base + DOWN_SEND + (long) CONN_BYTES * i, link.of(down[i], true));
+                        conn(host, base + DOWN_RECV + (long) CONN_BYTES * i, link.of(down[i], false));
                     }
                     for (int q : peers(ch, n)) {
                         boolean both = q == ch.treeUp() || Arrays.stream(down).anyMatch(d -> d == q);
@@ -178,10 +212,13 @@ final class ChannelConns implements AutoCloseable {
                 long array = alloc(ctx, mine, host.byteSize());
                 ctx.copyHtoD(array, host.address(), host.byteSize(), 0);
                 memory.peersMapped();
-                return new ChannelConns(ctx, memory, array, mine);
+                return new ChannelConns(ctx, memory, net, array, mine);
             }
         } catch (RuntimeException | Error e) {
             mine.forEach(ctx::memFree);
+            if (net != null) {
+                net.close();
+            }
             memory.close();
             throw e;
         }
@@ -195,10 +232,10 @@ final class ChannelConns implements AutoCloseable {
         }
     }
 
-    /** The addresses of one end of a connection: FIFO base, tail, head, step. */
+    /** The device addresses of one end of a connection. */
     @FunctionalInterface
     private interface Link {
-        long[] of(int peer, boolean send);
+        NetConns.End of(int peer, boolean send);
     }
 
     /** The ranks a channel connects this one to: ring neighbours, tree parent and children. */
@@ -216,14 +253,16 @@ final class ChannelConns implements AutoCloseable {
         return s;
     }
 
-    /** Writes one {@code n4j_conn}. */
-    private static void conn(MemorySegment host, long at, FifoLayout layout, long[] ends) {
+    /** Writes one {@code n4j_conn}: the FIFO of each protocol, tail, head, step, sizes, tags. */
+    static void conn(MemorySegment host, long at, NetConns.End end) {
         for (Protocol p : Protocol.values()) {
-            host.set(ValueLayout.JAVA_LONG, at + 8L * p.code(), ends[0] + layout.offsets()[p.code()]);
+            host.set(ValueLayout.JAVA_LONG, at + 8L * p.code(), end.buffs()[p.code()]);
         }
-        host.set(ValueLayout.JAVA_LONG, at + 24, ends[1]);
-        host.set(ValueLayout.JAVA_LONG, at + 32, ends[2]);
-        host.set(ValueLayout.JAVA_LONG, at + 40, ends[3]);
+        host.set(ValueLayout.JAVA_LONG, at + 24, end.tail());
+        host.set(ValueLayout.JAVA_LONG, at + 32, end.head());
+        host.set(ValueLayout.JAVA_LONG, at + 40, end.step());
+        host.set(ValueLayout.JAVA_LONG, at + 48, end.sizes());
+        host.set(ValueLayout.JAVA_LONG, at + 56, end.tags());
     }
 
     static long alloc(CudaContext ctx, List<Long> mine, long bytes) {
@@ -237,6 +276,7 @@ final class ChannelConns implements AutoCloseable {
     public void close() {
         allocations.forEach(ctx::memFree);
         allocations.clear();
+        net.close();
         memory.close();
     }
 }

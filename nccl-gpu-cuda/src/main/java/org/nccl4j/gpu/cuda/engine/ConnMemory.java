@@ -1,9 +1,9 @@
 package org.nccl4j.gpu.cuda.engine;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.IntFunction;
-import org.nccl4j.NcclException;
-import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceTransport;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
@@ -21,6 +21,8 @@ final class ConnMemory implements AutoCloseable {
     private final DeviceCommContext comm;
     private final long[] sizes = new long[2];
     private final ConnRegion[] regions = new ConnRegion[2];
+    /** Peers' regions mapped so far: their bases in this rank's context. */
+    private final Map<Integer, Long> mapped = new HashMap<>();
 
     /** @param comm the communicator being built */
     ConnMemory(DeviceCommContext comm) {
@@ -29,16 +31,20 @@ final class ConnMemory implements AutoCloseable {
 
     /**
      * @param peer another rank
-     * @return the index of the region holding its connections
-     * @throws NcclException INVALID_USAGE when the peer is reachable only through the network
+     * @return whether it is reached through the network (its connections are then {@link NetConns}', not here)
+     */
+    boolean net(int peer) {
+        return comm.transport(peer) == DeviceTransport.NET;
+    }
+
+    /**
+     * @param peer another rank
+     * @return the index of the region holding its connections (P2P or SHM)
      */
     int kindOf(int peer) {
         DeviceTransport t = comm.transport(peer);
         if (t == DeviceTransport.NET) {
-            throw NcclException.of(Result.INVALID_USAGE, "rank " + comm.rank() + " reaches rank " + peer
-                            + " only through the network (another host, or NCCL_SHM_DISABLE=1 with P2P not possible)",
-                    "the CUDA backend connects GPUs through P2P and SHM only so far: run the ranks on one host"
-                            + " with NCCL_SHM_DISABLE unset, or use the host backend");
+            throw new IllegalStateException("rank " + peer + " is reached through the network: NetConns holds its connections");
         }
         return t == DeviceTransport.P2P ? 0 : 1;
     }
@@ -50,10 +56,10 @@ final class ConnMemory implements AutoCloseable {
 
     /**
      * @param peer another rank
-     * @return how this rank's sends reach it, in NCCL's words for the connection log line
+     * @return how this rank and that one reach each other, in NCCL's words for the connection log line
      */
     String via(int peer) {
-        return kindOf(peer) == 1 ? "direct shared memory"
+        return net(peer) ? "NET" : kindOf(peer) == 1 ? "direct shared memory"
                 : comm.inThisProcess(peer) ? "P2P/direct pointer" : "P2P/IPC";
     }
 
@@ -115,9 +121,15 @@ final class ConnMemory implements AutoCloseable {
      * @return the base, in this rank's context, of the peer's region holding its connections with this rank
      */
     long map(int peer, ByteBuffer descriptors, IntFunction<CudaContext> contexts) {
+        Long known = mapped.get(peer);
+        if (known != null) {
+            return known;
+        }
         int k = kindOf(peer);
         ByteBuffer d = descriptors.duplicate().position(descriptors.position() + k * ConnRegion.DESCRIPTOR_BYTES);
-        return regions[k].map(comm, peer, d, contexts);
+        long base = regions[k].map(comm, peer, d, contexts);
+        mapped.put(peer, base);
+        return base;
     }
 
     /** Waits until every rank has mapped its peers' regions (a bootstrap barrier), then lets names go. */

@@ -39,13 +39,13 @@ sealed interface ConnRegion extends AutoCloseable permits DeviceConnRegion, ShmC
     void describe(ByteBuffer out, boolean otherProcesses);
 
     /**
-     * The base of a peer's region of this kind in this rank's context, mapped once per peer.
+     * Maps the region of this kind of a peer (once per peer: {@link ConnMemory} keeps the answer).
      *
      * @param comm       the communicator
      * @param peer       the peer's rank
      * @param descriptor its descriptor (position at its start, left unchanged)
      * @param contexts   this process's contexts by ordinal, for peer access
-     * @return the address at which this rank's kernels reach the peer's region
+     * @return the address at which this rank's kernels reach the peer's region (in this rank's context)
      */
     long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<CudaContext> contexts);
 

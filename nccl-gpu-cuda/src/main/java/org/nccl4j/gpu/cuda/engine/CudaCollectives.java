@@ -72,6 +72,7 @@ public final class CudaCollectives implements DeviceCollectives {
         streams.add(defaultStream);
         MemorySegment flag = MemorySegment.ofAddress(abortHost).reinterpret(4);
         comm.onAbort(() -> FLAG.setVolatile(flag, 0L, 1));
+        KernelWatchdog.watch(this);
     }
 
     /**
@@ -212,8 +213,36 @@ public final class CudaCollectives implements DeviceCollectives {
                         plan, n, op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code());
                 ctx.launch(kernels.collective(op.kind(), plan), plan.nChannels(), THREADS, 0, s.handle(), args.address(),
                         CollArgs.COLL_BYTES);
+                channels.wake();
             }
             return recordCompletion(s, op.kind().ncclName() + " of rank " + comm.rank());
+        }
+    }
+
+    /**
+     * Fails the communicator when some of its work was enqueued more than the op timeout ago and
+     * has not finished ({@link KernelWatchdog}); the abort flag then ends its kernels.
+     *
+     * @param now the watchdog's clock ({@link System#nanoTime})
+     */
+    void failOverdue(long now) {
+        CudaCompletion late = null;
+        synchronized (this) {
+            if (closed.get() || comm.abortReason() != null) {
+                return;
+            }
+            for (CudaCompletion c : pending) {
+                if (now - c.enqueuedAt > comm.opTimeoutNanos() && !c.isDone()) {
+                    late = c;
+                    break;
+                }
+            }
+        }
+        if (late != null) {
+            fail("watchdog", NcclException.of(Result.TIMEOUT, late.what() + " did not finish within "
+                    + comm.opTimeoutNanos() / 1_000_000 + " ms of its enqueue: the communicator is aborted",
+                    "a peer may not have called the same collective, or its data never arrived; "
+                            + "NCCL4J_OP_TIMEOUT_MS sets the bound"));
         }
     }
 
@@ -242,6 +271,7 @@ public final class CudaCollectives implements DeviceCollectives {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        KernelWatchdog.forget(this);
         boolean idle = true;
         for (CudaStream s : streams) {
             idle &= waitIdle(s);

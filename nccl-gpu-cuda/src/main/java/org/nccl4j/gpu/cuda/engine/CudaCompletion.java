@@ -15,6 +15,8 @@ final class CudaCompletion implements Completion {
     private final CudaContext ctx;
     private final long event;
     private final String what;
+    /** When the work was enqueued ({@link System#nanoTime}), for the watchdog. */
+    final long enqueuedAt = System.nanoTime();
     private boolean released;
     private volatile boolean done;
 
@@ -57,6 +59,11 @@ final class CudaCompletion implements Completion {
     @Override
     public CompletableFuture<Void> future() {
         return CompletableFuture.runAsync(this::await);
+    }
+
+    /** @return what this completes, for messages */
+    String what() {
+        return what;
     }
 
     private void finish() {

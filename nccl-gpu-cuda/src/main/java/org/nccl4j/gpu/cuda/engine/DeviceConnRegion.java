@@ -25,7 +25,6 @@ final class DeviceConnRegion implements ConnRegion {
 
     private final CudaContext ctx;
     private final long base;
-    private final Map<Integer, Long> peers = new LinkedHashMap<>();
     private final Map<Integer, String> keys = new LinkedHashMap<>();
 
     private DeviceConnRegion(CudaContext ctx, long base) {
@@ -86,10 +85,6 @@ final class DeviceConnRegion implements ConnRegion {
 
     @Override
     public long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<CudaContext> contexts) {
-        Long known = peers.get(peer);
-        if (known != null) {
-            return known;
-        }
         int at = descriptor.position();
         int device = (int) descriptor.getLong(at);
         long theirs = descriptor.getLong(at + 8);
@@ -110,7 +105,6 @@ final class DeviceConnRegion implements ConnRegion {
             descriptor.get(at + 16, handle);
             mapped = open(comm, peer, handle);
         }
-        peers.put(peer, mapped);
         return mapped;
     }
 
@@ -152,7 +146,6 @@ final class DeviceConnRegion implements ConnRegion {
             }
         }
         keys.clear();
-        peers.clear();
         ctx.memFree(base);
     }
 }

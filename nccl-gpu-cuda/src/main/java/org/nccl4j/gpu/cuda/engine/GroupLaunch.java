@@ -104,6 +104,7 @@ final class GroupLaunch {
                 }
                 P2pArgs.header(args, peers.address(), abortDevice, comm.nranks(), stepBytes, lane, op);
                 ctx.launch(function, lane, CudaCollectives.THREADS, 0, s.handle(), args.address(), P2pArgs.BYTES);
+                peers.wake();
             }
             return owner.recordCompletion(s, "SendRecv of rank " + comm.rank());
         }

@@ -10,6 +10,7 @@ import java.util.function.IntFunction;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.device.DeviceNetLink;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
@@ -17,7 +18,8 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * The connections of Send/Recv (NCCL's p2p channels), apart from the rings': for every other
  * rank, a receive FIFO of {@code NCCL_STEPS} slots and control words (tail, head, the two step
  * counts) in this rank's {@link ConnMemory} (device memory for P2P peers, a registered
- * {@code /dev/shm} segment for SHM peers), so that each ordered pair of ranks has a connection of its
+ * {@code /dev/shm} segment for SHM peers) or, for peers reached through the network, a pair of
+ * {@link NetConns} ends, so that each ordered pair of ranks has a connection of its
  * own. NCCL connects a pair at its first send/recv; here every pair is connected at init, because
  * the device context's bootstrap exchange is collective (one AllGather). For each peer the kernels
  * read two {@code n4j_conn}s ({@code sendrecv.h}): index {@code 2 * peer} sends to it,
@@ -26,19 +28,28 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  */
 final class PeerChannels implements AutoCloseable {
     private final CudaContext ctx;
+    /** Keeps these NET setup messages apart from ChannelConns' on the bootstrap. */
+    private static final int NET_TAG = 0xd1;
     private final ConnMemory memory;
+    private final NetConns net;
     private final List<Long> allocations;
     private final long channelsAddress;
     /** Per peer, why it cannot be reached ({@code null}: connected). */
     private final String[] unreachable;
 
-    private PeerChannels(CudaContext ctx, ConnMemory memory, List<Long> allocations, long channelsAddress,
-                         String[] unreachable) {
+    private PeerChannels(CudaContext ctx, ConnMemory memory, NetConns net, List<Long> allocations,
+                         long channelsAddress, String[] unreachable) {
         this.ctx = ctx;
         this.memory = memory;
+        this.net = net;
         this.allocations = allocations;
         this.channelsAddress = channelsAddress;
         this.unreachable = unreachable;
+    }
+
+    /** Wakes the network proxy, if any connection goes through it: a kernel was launched. */
+    void wake() {
+        net.wake();
     }
 
     /** @return the device address of the {@code 2 * nranks} connections */
@@ -75,17 +86,17 @@ final class PeerChannels implements AutoCloseable {
         long[] fifo = new long[n];
         long[] ctl = new long[n];
         String[] unreachable = new String[n];
+        List<DeviceNetLink> netLinks = new ArrayList<>();
         for (int q = 0; q < n; q++) {
             fifo[q] = -1;
             ctl[q] = -1;
             if (q == me) {
                 unreachable[q] = "this rank (a send to self is a copy)";
-                continue;
-            }
-            try {
+            } else if (memory.net(q)) {
+                netLinks.add(new DeviceNetLink(0, q, true));
+                netLinks.add(new DeviceNetLink(0, q, false));
+            } else {
                 fifo[q] = memory.reserve(q, fifoBytes);
-            } catch (NcclException e) {
-                unreachable[q] = e.getMessage();
             }
         }
         for (int q = 0; q < n; q++) {
@@ -95,7 +106,9 @@ final class PeerChannels implements AutoCloseable {
         }
         memory.allocate(ctx);
         List<Long> mine = new ArrayList<>();
+        NetConns net = null;
         try {
+            net = NetConns.connect(ctx, comm, netLinks, NET_TAG);
             // Blob: the regions' descriptors, then per rank q the offsets of the FIFO receiving from q
             // and of the control words towards q.
             ByteBuffer blob = ByteBuffer.allocate(ConnMemory.DESCRIPTORS_BYTES + 16 * n);
@@ -109,7 +122,13 @@ final class PeerChannels implements AutoCloseable {
                 long bytes = 2L * ChannelConns.CONN_BYTES * n;
                 MemorySegment host = arena.allocate(bytes, 8);
                 for (int p = 0; p < n; p++) {
+                    long send = 2L * ChannelConns.CONN_BYTES * p;
                     if (unreachable[p] != null) {
+                        continue;
+                    }
+                    if (net.has(0, p)) {
+                        ChannelConns.conn(host, send, net.end(0, p, true));
+                        ChannelConns.conn(host, send + ChannelConns.CONN_BYTES, net.end(0, p, false));
                         continue;
                     }
                     ByteBuffer pb = ByteBuffer.wrap(all, p * stride, stride).slice();
@@ -124,32 +143,34 @@ final class PeerChannels implements AutoCloseable {
                     long peerFifo = theirs + pb.getLong(o);
                     long peerCtl = theirs + pb.getLong(o + 8);
                     long myCtl = memory.base(p) + ctl[p];
-                    long send = 2L * ChannelConns.CONN_BYTES * p;
                     // Sending: into p's FIFO and tail; our head (p writes it as it consumes); our send step.
-                    conn(host, send, peerFifo, peerCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD,
-                            myCtl + ConnRegion.SEND_STEP);
+                    ChannelConns.conn(host, send, new NetConns.End(simple(peerFifo), peerCtl + ConnRegion.TAIL,
+                            myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP, 0, 0));
                     // Receiving: our FIFO and tail (p writes them); p's head; our receive step.
-                    conn(host, send + ChannelConns.CONN_BYTES, memory.base(p) + fifo[p], myCtl + ConnRegion.TAIL,
-                            peerCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP);
+                    ChannelConns.conn(host, send + ChannelConns.CONN_BYTES, new NetConns.End(
+                            simple(memory.base(p) + fifo[p]), myCtl + ConnRegion.TAIL, peerCtl + ConnRegion.HEAD,
+                            myCtl + ConnRegion.RECV_STEP, 0, 0));
                 }
                 long channels = ChannelConns.alloc(ctx, mine, bytes);
                 ctx.copyHtoD(channels, host.address(), bytes, 0);
                 memory.peersMapped();
-                return new PeerChannels(ctx, memory, mine, channels, unreachable);
+                return new PeerChannels(ctx, memory, net, mine, channels, unreachable);
             }
         } catch (RuntimeException | Error e) {
             mine.forEach(ctx::memFree);
+            if (net != null) {
+                net.close();
+            }
             memory.close();
             throw e;
         }
     }
 
-    /** Writes one {@code n4j_conn}: the Simple FIFO (the others null), tail, head, step. */
-    private static void conn(MemorySegment host, long at, long simpleFifo, long tail, long head, long step) {
-        host.set(ValueLayout.JAVA_LONG, at + 8L * Protocol.SIMPLE.code(), simpleFifo);
-        host.set(ValueLayout.JAVA_LONG, at + 24, tail);
-        host.set(ValueLayout.JAVA_LONG, at + 32, head);
-        host.set(ValueLayout.JAVA_LONG, at + 40, step);
+    /** @return FIFO addresses by protocol: Simple's at {@code fifo}, the others null (Send/Recv runs Simple) */
+    private static long[] simple(long fifo) {
+        long[] a = new long[Protocol.values().length];
+        a[Protocol.SIMPLE.code()] = fifo;
+        return a;
     }
 
     /**
@@ -170,6 +191,7 @@ final class PeerChannels implements AutoCloseable {
     public void close() {
         allocations.forEach(ctx::memFree);
         allocations.clear();
+        net.close();
         memory.close();
     }
 }

@@ -34,7 +34,6 @@ final class ShmConnRegion implements ConnRegion {
     private final Arena arena;
     private final MemorySegment host;
     private final long base;
-    private final Map<Integer, Long> peers = new LinkedHashMap<>();
     private final Map<Integer, String> keys = new LinkedHashMap<>();
 
     private ShmConnRegion(CudaContext ctx, Path path, Arena arena, MemorySegment host, long base) {
@@ -90,10 +89,6 @@ final class ShmConnRegion implements ConnRegion {
 
     @Override
     public long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<CudaContext> contexts) {
-        Long known = peers.get(peer);
-        if (known != null) {
-            return known;
-        }
         int at = descriptor.position();
         long theirHost = descriptor.getLong(at + 8);
         long mapped;
@@ -110,7 +105,6 @@ final class ShmConnRegion implements ConnRegion {
             }
             mapped = attach(peer, new String(raw, 0, len, StandardCharsets.US_ASCII), size);
         }
-        peers.put(peer, mapped);
         return mapped;
     }
 
@@ -159,7 +153,6 @@ final class ShmConnRegion implements ConnRegion {
             }
         }
         keys.clear();
-        peers.clear();
         ShmSegment.delete(path);
         ctx.hostUnregister(host.address());
         arena.close();

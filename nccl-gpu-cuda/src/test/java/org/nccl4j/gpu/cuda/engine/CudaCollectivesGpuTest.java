@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,6 @@ import org.nccl4j.Nccl;
 import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
-import org.nccl4j.gpu.cuda.CudaBackendProvider;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
 
@@ -49,22 +47,10 @@ class CudaCollectivesGpuTest {
     private static final String LL128_BUFFSIZE = "327680";
     private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
 
-    /** Why the GPU is not usable here, or null; asked once. */
-    private static final String NO_GPU = noGpu();
-
-    private static String noGpu() {
-        try {
-            new CudaBackendProvider().create();
-            return null;
-        } catch (Exception e) {
-            return e.getMessage();
-        }
-    }
-
     // Per test rather than @BeforeAll, so that each test is reported skipped, with the reason.
     @BeforeEach
     void needsGpu() {
-        Assumptions.assumeTrue(NO_GPU == null, "no usable CUDA GPU: " + NO_GPU);
+        UsableGpu.requireOrSkip();
     }
 
     private static CommConfig config(String device) {

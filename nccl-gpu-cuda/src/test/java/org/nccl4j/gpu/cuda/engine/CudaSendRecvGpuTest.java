@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,6 @@ import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
-import org.nccl4j.gpu.cuda.CudaBackendProvider;
 
 /**
  * Send/Recv, AllToAll and groups of the cuda backend on ranks sharing this machine's GPU as
@@ -44,20 +42,9 @@ class CudaSendRecvGpuTest {
     private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
     private static final byte GUARD = (byte) 0x5a;
 
-    private static final String NO_GPU = noGpu();
-
-    private static String noGpu() {
-        try {
-            new CudaBackendProvider().create();
-            return null;
-        } catch (Exception e) {
-            return e.getMessage();
-        }
-    }
-
     @BeforeEach
     void needsGpu() {
-        Assumptions.assumeTrue(NO_GPU == null, "no usable CUDA GPU: " + NO_GPU);
+        UsableGpu.requireOrSkip();
     }
 
     private static CommConfig config(String device) {

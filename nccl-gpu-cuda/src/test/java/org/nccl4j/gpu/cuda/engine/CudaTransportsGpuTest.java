@@ -9,8 +9,8 @@ import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.IntConsumer;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -19,39 +19,30 @@ import org.nccl4j.Communicator;
 import org.nccl4j.DataType;
 import org.nccl4j.Nccl;
 import org.nccl4j.RedOp;
-import org.nccl4j.gpu.cuda.CudaBackendProvider;
 import org.nccl4j.gpu.cuda.engine.CudaCollectivesGpuTest.Coll;
 
 /**
- * The SHM transport ({@code NCCL_P2P_DISABLE=1}): every connection's FIFOs and control words lie
- * in registered {@code /dev/shm} segments that the kernels reach across the bus, and every
- * protocol and algorithm, Send/Recv included, still matches the host backend byte for byte. The
- * segments are mapped while the communicators live, their names are gone once every peer has
- * mapped them, and destroy unmaps them.
+ * The transports other than P2P, on ranks sharing the GPU as threads, every protocol and
+ * algorithm and Send/Recv matching the host backend byte for byte. SHM ({@code NCCL_P2P_DISABLE=1}):
+ * every connection's FIFOs and control words lie in registered {@code /dev/shm} segments that the
+ * kernels reach across the bus; the segments are mapped while the communicators live, their names
+ * are gone once every peer has mapped them, and destroy unmaps them. NET (SHM disabled too): the
+ * ranks connect through the Socket network, each rank's proxy thread moving the steps between
+ * pinned host FIFOs; the proxies run while the communicators live and are gone after destroy.
  */
 @Tag("gpu")
-class CudaShmGpuTest {
+class CudaTransportsGpuTest {
     private static final String SEGMENT = "/dev/shm/nccl4j-cuda-";
     private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
-    private static final String NO_GPU = noGpu();
-
-    private static String noGpu() {
-        try {
-            new CudaBackendProvider().create();
-            return null;
-        } catch (Exception e) {
-            return e.getMessage();
-        }
-    }
-
     @BeforeEach
     void needsGpu() {
-        Assumptions.assumeTrue(NO_GPU == null, "no usable CUDA GPU: " + NO_GPU);
+        UsableGpu.requireOrSkip();
     }
 
-    private static CommConfig config(String device, String algo, String proto) {
+    private static CommConfig config(String device, String algo, String proto, boolean net) {
         return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
-                .param("NCCL_P2P_DISABLE", "1").param("NCCL_MIN_NCHANNELS", "2").param("NCCL_MAX_NCHANNELS", "2")
+                .param("NCCL_P2P_DISABLE", "1").param("NCCL_SHM_DISABLE", net ? "1" : "0")
+                .param("NCCL_MIN_NCHANNELS", "2").param("NCCL_MAX_NCHANNELS", "2")
                 .param("NCCL_BUFFSIZE", "65536").param("NCCL_LL_BUFFSIZE", "65536")
                 .param("NCCL_LL128_BUFFSIZE", "327680").param("NCCL_ALGO", algo).param("NCCL_PROTO", proto).build();
     }
@@ -74,17 +65,38 @@ class CudaShmGpuTest {
         }
     }
 
+    /** @return the live proxy threads of communicators ({@code NCCLproxy <rank>}) */
+    private static long proxyThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("NCCLproxy ")).count();
+    }
+
     @Test
     void everyProtocolAndAlgorithmOverShmMatchesTheHostBackendExactly() {
-        String[][] plans = {{"Ring", "Simple"}, {"Ring", "LL"}, {"Ring", "LL128"}, {"Tree", "Simple"}, {"Tree", "LL"}};
         assertEquals(0, mappedSegments(), "no segment mapped before the test");
+        everyPlan(false, n -> {
+            assertTrue(mappedSegments() >= n, "every rank's connections in a mapped /dev/shm segment");
+            assertEquals(List.of(), namedSegments(), "names removed once every peer mapped them");
+        }, () -> assertEquals(0, mappedSegments(), "destroy unmaps every segment"));
+    }
+
+    @Test
+    void everyProtocolAndAlgorithmOverTheNetworkMatchesTheHostBackendExactly() {
+        long before = proxyThreads();
+        everyPlan(true, n -> {
+            assertEquals(0, mappedSegments(), "no /dev/shm segment: NET only");
+            assertEquals(before + n, proxyThreads(), "a proxy thread per rank");
+        }, () -> assertEquals(before, proxyThreads(), "destroy stops every proxy thread"));
+    }
+
+    private static void everyPlan(boolean net, IntConsumer whileAlive, Runnable afterClose) {
+        String[][] plans = {{"Ring", "Simple"}, {"Ring", "LL"}, {"Ring", "LL128"}, {"Tree", "Simple"}, {"Tree", "LL"}};
         for (String[] plan : plans) {
             for (int n : new int[] {2, 3}) {
-                List<Communicator> gpu = Nccl.commInitAll(n, config("cuda", plan[0], plan[1]));
-                List<Communicator> host = Nccl.commInitAll(n, config("host", plan[0], plan[1]));
+                List<Communicator> gpu = Nccl.commInitAll(n, config("cuda", plan[0], plan[1], net));
+                List<Communicator> host = List.of();
                 try (Arena arena = Arena.ofShared()) {
-                    assertTrue(mappedSegments() >= n, "every rank's connections in a mapped /dev/shm segment");
-                    assertEquals(List.of(), namedSegments(), "names removed once every peer mapped them");
+                    whileAlive.accept(n);
+                    host = Nccl.commInitAll(n, config("host", plan[0], plan[1], net));
                     int cases = 0;
                     boolean tree = plan[0].equals("Tree");
                     for (Coll coll : tree ? new Coll[] {Coll.ALL_REDUCE} : Coll.values()) {
@@ -110,13 +122,13 @@ class CudaShmGpuTest {
                             cases += 2;
                         }
                     }
-                    System.out.println("cuda over SHM " + plan[0] + "/" + plan[1] + ", " + n + " ranks: " + cases
-                            + " cases identical to the host backend");
+                    System.out.println("cuda over " + (net ? "NET " : "SHM ") + plan[0] + "/" + plan[1] + ", " + n
+                            + " ranks: " + cases + " cases identical to the host backend");
                 } finally {
                     gpu.forEach(Communicator::close);
                     host.forEach(Communicator::close);
                 }
-                assertEquals(0, mappedSegments(), "destroy unmaps every segment");
+                afterClose.run();
             }
         }
     }

@@ -1,0 +1,148 @@
+package org.nccl4j.gpu.cuda.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.device.DeviceCommContext;
+import org.nccl4j.core.device.DeviceNetConn;
+import org.nccl4j.core.device.DeviceNetLink;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
+
+/**
+ * A rank's network connections (NCCL's NET transport without GPU Direct RDMA): nccl-core connects
+ * them through the communicator's network plugin and moves their steps with its proxy thread
+ * ({@link DeviceCommContext#connectNet}); their FIFOs and headers lie in pinned host memory
+ * mapped into the GPU's address space, which this class allocates, so the kernels write and read
+ * them across the bus. A send end's kernel tells the proxy each step's size and tag in the
+ * receive header; a receive end's kernel announces the tags of the steps it waits for.
+ */
+final class NetConns implements AutoCloseable {
+    /** How long a close waits for the posted sends to leave (a live peer takes them in microseconds). */
+    private static final long DRAIN_NANOS = 5_000_000_000L;
+    private final CudaContext ctx;
+    private final Supplier<String> aborted;
+    private final Map<DeviceNetLink, DeviceNetConn> conns;
+    /** Pinned allocations by host address: their device addresses and sizes. */
+    private final TreeMap<Long, long[]> pinned;
+    private final Map<DeviceNetLink, Long> steps;
+
+    private NetConns(CudaContext ctx, Supplier<String> aborted, Map<DeviceNetLink, DeviceNetConn> conns,
+                     TreeMap<Long, long[]> pinned, Map<DeviceNetLink, Long> steps) {
+        this.ctx = ctx;
+        this.aborted = aborted;
+        this.conns = conns;
+        this.pinned = pinned;
+        this.steps = steps;
+    }
+
+    /** The device addresses of one end of a connection, as {@code struct n4j_conn} holds them. */
+    record End(long[] buffs, long tail, long head, long step, long sizes, long tags) {
+    }
+
+    /**
+     * @param ctx   this rank's context
+     * @param comm  the communicator being built
+     * @param links this rank's ends, channel by channel in the same order as the peers'
+     * @param tag   keeps this setup's bootstrap messages apart (0..255)
+     * @return the connections (none when {@code links} is empty)
+     */
+    static NetConns connect(CudaContext ctx, DeviceCommContext comm, List<DeviceNetLink> links, int tag) {
+        TreeMap<Long, long[]> pinned = new TreeMap<>();
+        Map<DeviceNetLink, DeviceNetConn> conns = Map.of();
+        try {
+            conns = comm.connectNet(links, tag, (bytes, alignment) -> {
+                // cuMemHostAlloc gives page-aligned, zeroed memory: headers (4096-aligned) need no more.
+                long host = ctx.hostAllocMapped(bytes);
+                synchronized (pinned) {
+                    pinned.put(host, new long[] {ctx.devicePointerOf(host), bytes});
+                }
+                return MemorySegment.ofAddress(host).reinterpret(bytes);
+            });
+            // Each end's step count, across launches: one word each in pinned memory too.
+            Map<DeviceNetLink, Long> steps = new java.util.HashMap<>();
+            if (!links.isEmpty()) {
+                long host = ctx.hostAllocMapped(8L * links.size());
+                long dev = ctx.devicePointerOf(host);
+                pinned.put(host, new long[] {dev, 8L * links.size()});
+                for (int k = 0; k < links.size(); k++) {
+                    steps.put(links.get(k), dev + 8L * k);
+                }
+            }
+            return new NetConns(ctx, comm::abortReason, conns, pinned, steps);
+        } catch (RuntimeException | Error e) {
+            conns.values().forEach(DeviceNetConn::close);
+            pinned.keySet().forEach(ctx::freeHost);
+            throw e;
+        }
+    }
+
+    /** @return the device address of pinned host memory this class allocated */
+    private long device(MemorySegment s, long offset) {
+        long host = s.address() + offset;
+        Map.Entry<Long, long[]> e = pinned.floorEntry(host);
+        if (e == null || host >= e.getKey() + e.getValue()[1]) {
+            throw new IllegalStateException("0x" + Long.toHexString(host) + " is not in the connections' pinned memory");
+        }
+        return e.getValue()[0] + (host - e.getKey());
+    }
+
+    /**
+     * @param channel the channel
+     * @param peer    the rank at the other end
+     * @param send    which end
+     * @return its device addresses for the kernels
+     */
+    End end(int channel, int peer, boolean send) {
+        DeviceNetLink link = new DeviceNetLink(channel, peer, send);
+        DeviceNetConn c = conns.get(link);
+        long[] buffs = new long[Protocol.values().length];
+        for (Protocol p : Protocol.values()) {
+            buffs[p.code()] = device(c.buff(p), 0);
+        }
+        long tail = device(c.recvHeader(), ConnMem.COUNTER);
+        long head = device(c.sendHeader(), ConnMem.COUNTER);
+        return send
+                ? new End(buffs, tail, head, steps.get(link), device(c.recvHeader(), ConnMem.SIZES),
+                        device(c.recvHeader(), ConnMem.SEND_TAGS))
+                : new End(buffs, tail, head, steps.get(link), 0, device(c.recvHeader(), ConnMem.RECV_TAGS));
+    }
+
+    /**
+     * @param channel a channel
+     * @param peer    a rank
+     * @return whether this rank's connections with it on that channel go through the network
+     */
+    boolean has(int channel, int peer) {
+        return conns.containsKey(new DeviceNetLink(channel, peer, true));
+    }
+
+    /** Wakes the proxy thread: a kernel that uses these connections was launched. */
+    void wake() {
+        // One proxy thread serves them all.
+        conns.values().stream().findAny().ifPresent(DeviceNetConn::wake);
+    }
+
+    /**
+     * Lets the proxy finish the sends the kernels posted (unless the communicator was aborted; at
+     * most {@link #DRAIN_NANOS}), ends its work on every connection, then frees their memory; the
+     * kernels must have ended.
+     */
+    @Override
+    public void close() {
+        List<DeviceNetConn> all = new ArrayList<>(conns.values());
+        long deadline = System.nanoTime() + DRAIN_NANOS;
+        while (aborted.get() == null && System.nanoTime() < deadline && !all.stream().allMatch(DeviceNetConn::drained)) {
+            wake();
+            LockSupport.parkNanos(100_000);
+        }
+        all.forEach(DeviceNetConn::close);
+        pinned.keySet().forEach(ctx::freeHost);
+        pinned.clear();
+    }
+}
