@@ -78,8 +78,9 @@ public final class PerfRank implements AutoCloseable {
 
     private static final int JIT_WARMUP_OPS = 30_000;
     /**
-     * The warm-up's time bound: ample for the JIT where a call takes microseconds, and a cap where
-     * every call is slow (rank JVMs time-slicing one GPU take ~5 ms a call: 30,000 would be 2.5 minutes).
+     * The warm-up's time bound on device memory, where a call can be slow for reasons the JIT does
+     * not change (rank JVMs time-slicing one GPU take ~5 ms a call: 30,000 would be 2.5 minutes).
+     * Host runs always make the 30,000 calls, so their figures stay comparable.
      */
     private static final long JIT_WARMUP_NANOS = 5_000_000_000L;
 
@@ -161,9 +162,9 @@ public final class PerfRank implements AutoCloseable {
     /**
      * A JVM needs thousands of calls before the JIT has compiled the kernel path; nccl-tests'
      * 5 warm-up iterations would leave the first sizes measuring the interpreter. Every rank
-     * runs the same number of small operations, so the ranks stay matched: up to
-     * {@link #JIT_WARMUP_OPS}, fewer when one rank has used up {@link #JIT_WARMUP_NANOS} (they
-     * agree after each round of 100, by summing their votes).
+     * runs the same number of small operations, so the ranks stay matched: {@link #JIT_WARMUP_OPS},
+     * or on device memory fewer once one rank has used up {@link #JIT_WARMUP_NANOS} (they agree
+     * after each round of 100, by summing their votes).
      */
     private void jitWarmup(ElementType type, RedOp op) {
         if (jitWarmed) {
@@ -177,7 +178,7 @@ public final class PerfRank implements AutoCloseable {
                 start(small, type, op, false, 0);
             }
             stream.synchronize();
-            if (sumOverRanks(System.nanoTime() - t0 > JIT_WARMUP_NANOS ? 1 : 0) > 0) {
+            if (s.onDevice() && sumOverRanks(System.nanoTime() - t0 > JIT_WARMUP_NANOS ? 1 : 0) > 0) {
                 break;
             }
         }
