@@ -1,5 +1,6 @@
 package org.nccl4j.core.device;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.nccl4j.NcclException;
@@ -74,6 +75,16 @@ public interface DeviceCommContext {
      * @throws NcclException SYSTEM_ERROR when no network is usable, TIMEOUT when a peer does not connect
      */
     Map<DeviceNetLink, DeviceNetConn> connectNet(List<DeviceNetLink> links, int tag, ConnAllocator memory);
+
+    /**
+     * Lets the proxy finish what the kernels posted on these connections, as NCCL's proxy thread
+     * runs until its operations are done (a kernel ends once it has posted its last step, before
+     * the network carried it): returns once they are all {@link DeviceNetConn#drained}, the
+     * communicator is aborted, or a few seconds passed. Call it before closing them.
+     *
+     * @param conns connections from {@link #connectNet}
+     */
+    void awaitNetDrained(Collection<DeviceNetConn> conns);
 
     /**
      * Every rank's blob, bounded by the init deadline ({@code bootstrapAllGather}).

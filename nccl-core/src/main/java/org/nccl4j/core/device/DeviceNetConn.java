@@ -27,8 +27,8 @@ public interface DeviceNetConn extends AutoCloseable {
     MemorySegment sendHeader();
 
     /**
-     * @return whether the proxy has sent everything this end's kernels posted: a kernel ends once
-     *     it has posted its last step, so wait for this before closing, unless aborted
+     * @return whether the proxy has sent everything this end's kernels posted (see
+     *     {@link DeviceCommContext#awaitNetDrained})
      */
     boolean drained();
 

@@ -2,6 +2,7 @@ package org.nccl4j.core.init;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,13 @@ record DeviceNetSetup(int rank, List<PeerInfo> peers, long commId, Config config
         c.sends().forEach((l, conn) -> out.put(new DeviceNetLink(l.channel(), l.peer(), true), new End(conn, true)));
         c.recvs().forEach((l, conn) -> out.put(new DeviceNetLink(l.channel(), l.peer(), false), new End(conn, false)));
         return out;
+    }
+
+    /** @param conns connections from {@link #connect}: waits until the proxy has sent what their kernels posted */
+    void awaitDrained(Collection<DeviceNetConn> conns) {
+        if (!conns.isEmpty()) {
+            proxy.get().awaitDrained(() -> conns.stream().allMatch(DeviceNetConn::drained));
+        }
     }
 
     /** A host-engine connection seen as a device backend's: a send end publishes into the receive header. */

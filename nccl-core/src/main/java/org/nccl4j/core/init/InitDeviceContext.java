@@ -1,5 +1,6 @@
 package org.nccl4j.core.init;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.nccl4j.NcclException;
@@ -77,6 +78,11 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<Devic
     @Override
     public Map<DeviceNetLink, DeviceNetConn> connectNet(List<DeviceNetLink> links, int tag, ConnAllocator memory) {
         return net.connect(links, tag, memory);
+    }
+
+    @Override
+    public void awaitNetDrained(Collection<DeviceNetConn> conns) {
+        net.awaitDrained(conns);
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.wait.AbortFlag;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.nccl4j.core.wait.Threads;
 
@@ -92,6 +93,25 @@ public final class Proxy implements AutoCloseable {
     }
 
     /**
+     * Keeps the thread progressing until {@code drained} holds: what the kernels posted has left.
+     *
+     * @param drained whether the tasks of interest are drained ({@link ProxyTask#drained})
+     * @return true once drained; false when the communicator was aborted, the thread has ended,
+     *     or {@code DRAIN_MILLIS} passed
+     */
+    public boolean awaitDrained(BooleanSupplier drained) {
+        long deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
+        while (!drained.getAsBoolean()) {
+            if (!thread.isAlive() || abort.isSet() || System.nanoTime() >= deadline) {
+                return false;
+            }
+            wake();
+            LockSupport.parkNanos(100_000);
+        }
+        return true;
+    }
+
+    /**
      * Stops the thread and closes every task; a thread that does not stop within the bound (stuck
      * in a plugin call) keeps its tasks, whose memory must then not be freed either. Unless the
      * communicator was aborted, the thread first finishes the sends the kernels handed over
@@ -101,12 +121,7 @@ public final class Proxy implements AutoCloseable {
      * @return whether the thread stopped and the tasks were closed
      */
     public boolean stop() {
-        long deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
-        while (thread.isAlive() && !abort.isSet() && System.nanoTime() < deadline
-                && !tasks.stream().allMatch(ProxyTask::drained)) {
-            wake();
-            LockSupport.parkNanos(100_000);
-        }
+        awaitDrained(() -> tasks.stream().allMatch(ProxyTask::drained));
         stop = true;
         wake();
         if (!Threads.join(thread, STOP_MILLIS)) {

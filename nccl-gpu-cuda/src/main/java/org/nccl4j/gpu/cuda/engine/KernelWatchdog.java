@@ -5,6 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
 
 /**
  * The host watchdog of a GPU communicator's kernels: a kernel that waits for a peer polls only
@@ -46,6 +48,7 @@ final class KernelWatchdog {
                 c.failOverdue(now);
             } catch (RuntimeException e) {
                 // A failed context or a communicator going away: its own calls report that.
+                Log.info(Subsys.INIT, "cuda watchdog: could not check %s: %s", c, e.getMessage());
             }
         }
     }

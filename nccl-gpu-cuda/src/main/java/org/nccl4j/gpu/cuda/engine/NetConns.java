@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Supplier;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceNetConn;
@@ -23,19 +21,17 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * receive header; a receive end's kernel announces the tags of the steps it waits for.
  */
 final class NetConns implements AutoCloseable {
-    /** How long a close waits for the posted sends to leave (a live peer takes them in microseconds). */
-    private static final long DRAIN_NANOS = 5_000_000_000L;
     private final CudaContext ctx;
-    private final Supplier<String> aborted;
+    private final DeviceCommContext comm;
     private final Map<DeviceNetLink, DeviceNetConn> conns;
     /** Pinned allocations by host address: their device addresses and sizes. */
     private final TreeMap<Long, long[]> pinned;
     private final Map<DeviceNetLink, Long> steps;
 
-    private NetConns(CudaContext ctx, Supplier<String> aborted, Map<DeviceNetLink, DeviceNetConn> conns,
+    private NetConns(CudaContext ctx, DeviceCommContext comm, Map<DeviceNetLink, DeviceNetConn> conns,
                      TreeMap<Long, long[]> pinned, Map<DeviceNetLink, Long> steps) {
         this.ctx = ctx;
-        this.aborted = aborted;
+        this.comm = comm;
         this.conns = conns;
         this.pinned = pinned;
         this.steps = steps;
@@ -74,7 +70,7 @@ final class NetConns implements AutoCloseable {
                     steps.put(links.get(k), dev + 8L * k);
                 }
             }
-            return new NetConns(ctx, comm::abortReason, conns, pinned, steps);
+            return new NetConns(ctx, comm, conns, pinned, steps);
         } catch (RuntimeException | Error e) {
             conns.values().forEach(DeviceNetConn::close);
             pinned.keySet().forEach(ctx::freeHost);
@@ -129,18 +125,13 @@ final class NetConns implements AutoCloseable {
     }
 
     /**
-     * Lets the proxy finish the sends the kernels posted (unless the communicator was aborted; at
-     * most {@link #DRAIN_NANOS}), ends its work on every connection, then frees their memory; the
-     * kernels must have ended.
+     * Lets the proxy finish the sends the kernels posted (bounded, and not after an abort), ends
+     * its work on every connection, then frees their memory; the kernels must have ended.
      */
     @Override
     public void close() {
         List<DeviceNetConn> all = new ArrayList<>(conns.values());
-        long deadline = System.nanoTime() + DRAIN_NANOS;
-        while (aborted.get() == null && System.nanoTime() < deadline && !all.stream().allMatch(DeviceNetConn::drained)) {
-            wake();
-            LockSupport.parkNanos(100_000);
-        }
+        comm.awaitNetDrained(all);
         all.forEach(DeviceNetConn::close);
         pinned.keySet().forEach(ctx::freeHost);
         pinned.clear();
