@@ -1,5 +1,7 @@
 package org.nccl4j.core.topo.detection;
 
+import java.util.List;
+import java.util.Map;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.GpuDescription;
@@ -14,15 +16,24 @@ import org.nccl4j.core.topo.xml.XmlNode;
  * place (switches, link speed and width, NUMA node's CPU, as {@link PciWalker} reads them), its
  * {@code <gpu dev sm>} below, and one {@code <nvlink target count tclass>} per remote device.
  *
- * <p>Shared-device ranks ({@code NCCL4J_SHARED_DEVICE=1}, several ranks of one process on one
- * GPU) have no PCI device of their own: each becomes a {@code <pci>}/{@code <gpu>} of its own
- * beside the real GPU (same parent, the GPU's class, ids, link speed and width, and sm), so the
- * search sees them as GPUs behind one bridge. The real GPU's own element keeps no rank and is
- * trimmed.
+ * <p>Shared-device ranks ({@code NCCL4J_SHARED_DEVICE=1}, several ranks on one GPU) have no PCI
+ * device of their own: each becomes a {@code <pci>}/{@code <gpu>} of its own beside the real GPU
+ * (same parent, the GPU's class, ids, link speed and width, and sm). Ranks of one GPU meet in its
+ * memory, which the topology models as an NVSwitch: {@value #SHARED_NVLINKS} NVLinks from each
+ * rank's GPU to it, so the search and the transports see NVLink peers (P2P whatever the PCI
+ * layout, channels by NVLink bandwidth) rather than GPUs behind a bridge. The real GPU's own
+ * element keeps no rank and is trimmed.
  */
 final class GpuDevices {
     /** NVML's bus id of a remote NVLink device not visible in this VM. */
     private static final String INVISIBLE = "fffffff:ffff:ff";
+    /**
+     * NVLinks from a shared-device rank to its GPU's switch: at NCCL 2.10's 22 GB/s a link (SM70
+     * and later) the ring search finds 4 channels, which Postset doubles to 8, so that the blocks
+     * of 8 ranks (64) are all resident at once on any GPU since Volta (80 SMs or more), as ranks
+     * waiting for each other need. NCCL_MIN_NCHANNELS asks for more.
+     */
+    static final int SHARED_NVLINKS = 4;
 
     private GpuDevices() {
     }
@@ -78,6 +89,25 @@ final class GpuDevices {
                     + "(NCCL4J_SHARED_DEVICE): placed as PCI device %s beside it", r.rank(), d.dev(), d.busId(), busId);
         }
         return gpuNode(xml, pci, d);
+    }
+
+    /**
+     * Joins the ranks of each shared GPU through an NVSwitch ({@code <nvlink target count tclass>}
+     * under every rank's {@code <gpu>}, its target the real GPU).
+     *
+     * @param groups the {@code <gpu>} elements of shared-device ranks, by real GPU bus id
+     */
+    static void linkShared(TopoXml xml, Map<String, List<XmlNode>> groups) {
+        groups.forEach((busId, gpus) -> {
+            for (XmlNode gpu : gpus) {
+                if (gpus.size() > 1 && gpu.subKv("nvlink", "target", busId) == null) {
+                    XmlNode nvl = xml.addNode(gpu, "nvlink");
+                    nvl.setAttr("target", busId);
+                    nvl.setAttrInt("count", SHARED_NVLINKS);
+                    nvl.setAttr("tclass", GpuDescription.CLASS_NVSWITCH);
+                }
+            }
+        });
     }
 
     /** {@code ncclTopoGetPciNode} + class {@code 0x03} + {@code ncclTopoGetXmlFromSys}. */

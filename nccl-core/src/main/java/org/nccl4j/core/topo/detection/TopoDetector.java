@@ -2,7 +2,10 @@ package org.nccl4j.core.topo.detection;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -79,15 +82,17 @@ public final class TopoDetector {
         }
         PciWalker walker = new PciWalker(sys, cpu);
         long myHost = ranks.get(rank).hostHash();
+        Map<String, List<XmlNode>> shared = new LinkedHashMap<>();
         for (DetectedRank r : ranks) {
             if (r.hostHash() != myHost) {
                 continue;
             }
-            XmlNode gpu = fillRank(xml, walker, r, backend, r.rank() == rank);
+            XmlNode gpu = fillRank(xml, walker, r, backend, r.rank() == rank, shared);
             gpu.setAttrInt("keep", 1);
             gpu.setAttrInt("rank", r.rank());
             PciWalker.setIfUnset(gpu, "gdr", r.gdr() ? "1" : "0");
         }
+        GpuDevices.linkShared(xml, shared);
         for (int n = 0; n < nets.size(); n++) {
             NetProperties p = nets.get(n);
             XmlNode net = fillNet(xml, walker, p.pciPath(), p.name());
@@ -108,9 +113,12 @@ public final class TopoDetector {
         return xml;
     }
 
-    /** A rank's {@code <gpu>}: its GPU's as the backend describes it, or a host rank's. */
+    /**
+     * A rank's {@code <gpu>}: its GPU's as the backend describes it, or a host rank's; a
+     * shared-device rank's is also added to {@code shared} under its real GPU's bus id.
+     */
     private static XmlNode fillRank(TopoXml xml, PciWalker walker, DetectedRank r, DeviceBackend backend,
-                                    boolean mine) {
+                                    boolean mine, Map<String, List<XmlNode>> shared) {
         if (HostBackend.NAME.equals(r.backend())) {
             return HostDevices.fill(xml, walker, r);
         }
@@ -127,7 +135,9 @@ public final class TopoDetector {
         if (CNum.busIdToInt64(gpu.busId()) == r.busId()) {
             return GpuDevices.fill(xml, walker, gpu);
         }
-        return GpuDevices.fillShared(xml, walker, r, gpu, mine);
+        XmlNode node = GpuDevices.fillShared(xml, walker, r, gpu, mine);
+        shared.computeIfAbsent(gpu.busId(), k -> new ArrayList<>()).add(node);
+        return node;
     }
 
     private static TopoXml load(Config config) {

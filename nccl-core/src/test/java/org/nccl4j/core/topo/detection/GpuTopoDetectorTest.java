@@ -145,19 +145,21 @@ class GpuTopoDetectorTest {
         StringBuilder want = new StringBuilder("<system version=\"1\">\n" + CPU + SWITCH);
         for (int r = 0; r < 4; r++) {
             want.append(gpuPci("40000001092:00:00." + r))
-                    .append("        <gpu dev=\"1\" sm=\"90\" rank=\"").append(r).append("\" gdr=\"0\"/>\n")
-                    .append("      </pci>\n");
+                    .append("        <gpu dev=\"1\" sm=\"90\" rank=\"").append(r).append("\" gdr=\"0\">\n");
+            want.append("          <nvlink target=\"").append(FakeGpuSysfs.GPU1)
+                    .append("\" count=\"4\" tclass=\"0x068000\"/>\n");
+            want.append("        </gpu>\n      </pci>\n");
         }
         want.append("    </pci>\n  </cpu>\n</system>\n");
         assertEquals(want.toString(), XmlWriter.toText(xml));
 
-        // As NCCL would for four GPUs behind one PCIe switch: one ring at the link's 12 GB/s
-        // (NCCL 2.10 reads "32.0 GT/s PCIe" as its default 60, x16 / 80), doubled by Postset.
+        // As NCCL would for four GPUs on an NVSwitch, 4 links each (88 GB/s): NVLink paths whatever
+        // the PCI layout (so P2P), one ring of 4 channels at 22 GB/s, doubled by Postset.
         String out = simulate(xml);
-        assertTrue(out.contains("PATH GPU/4000000109200000 -> GPU/4000000109200003 count=2 width=12 type=PIX\n"), out);
-        assertTrue(out.contains("GRAPH rank=0 name=RING pattern=4 nChannels=1 speedIntra=12 speedInter=12 "
-                + "typeIntra=PIX"), out);
-        assertTrue(out.contains("RANK 3 nNodes=1 node=0 localRanks=4 nChannels=2\n"), out);
+        assertTrue(out.contains("PATH GPU/4000000109200000 -> GPU/4000000109200003 count=2 width=88 type=NVL\n"), out);
+        assertTrue(out.contains("GRAPH rank=0 name=RING pattern=4 nChannels=4 speedIntra=22 speedInter=22 "
+                + "typeIntra=NVL"), out);
+        assertTrue(out.contains("RANK 3 nNodes=1 node=0 localRanks=4 nChannels=8\n"), out);
     }
 
     /** init's graph code on the XML, one node, NCCL's GPU tuning. */

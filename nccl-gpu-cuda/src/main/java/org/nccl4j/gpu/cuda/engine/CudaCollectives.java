@@ -16,7 +16,9 @@ import org.nccl4j.DeviceBuffer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
+import org.nccl4j.core.debug.Level;
 import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollPlan;
@@ -209,6 +211,11 @@ public final class CudaCollectives implements DeviceCollectives {
                 copyLocal(op, s);
             } else {
                 DeviceCollPlan plan = comm.plan(op);
+                if (Log.get().enabled(Level.TRACE, Subsys.COLL)) {
+                    Log.trace(Subsys.COLL, "%s: count %d -> algo %s proto %s nchannels %d chunk %d align %d",
+                            op.kind().ncclName(), op.count(), plan.tree() ? "Tree" : "Ring", plan.protocol(),
+                            plan.nChannels(), plan.chunk(), plan.align());
+                }
                 CollArgs.coll(args, op.send().address(), op.recv().address(), count, channels.address(), abortDevice,
                         plan, n, op.root(), bytes ? DataType.UINT8.code() : op.type().code(), bytes ? 0 : op.op().code());
                 ctx.launch(kernels.collective(op.kind(), plan), plan.nChannels(), THREADS, 0, s.handle(), args.address(),

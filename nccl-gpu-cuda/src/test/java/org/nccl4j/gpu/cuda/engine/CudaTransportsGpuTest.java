@@ -22,7 +22,7 @@ import org.nccl4j.RedOp;
 import org.nccl4j.gpu.cuda.engine.CudaCollectivesGpuTest.Coll;
 
 /**
- * The transports other than P2P, on ranks sharing the GPU as threads, every protocol and
+ * The transports on ranks sharing the GPU as threads: P2P by default, then SHM and NET, every protocol and
  * algorithm and Send/Recv matching the host backend byte for byte. SHM ({@code NCCL_P2P_DISABLE=1}):
  * every connection's FIFOs and control words lie in registered {@code /dev/shm} segments that the
  * kernels reach across the bus; the segments are mapped while the communicators live, their names
@@ -68,6 +68,29 @@ class CudaTransportsGpuTest {
     /** @return the live proxy threads of communicators ({@code NCCLproxy <rank>}) */
     private static long proxyThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("NCCLproxy ")).count();
+    }
+
+    /**
+     * Ranks of one process sharing the GPU reach each other by device pointers (P2P) unless told
+     * otherwise, whatever the machine's PCI layout: no segment, no proxy, and the sums exact.
+     */
+    @Test
+    void ranksSharingTheGpuInOneProcessConnectPeerToPeerByDefault() {
+        long proxies = proxyThreads();
+        CommConfig shared = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1").build();
+        List<Communicator> gpu = Nccl.commInitAll(4, shared);
+        List<Communicator> host = List.of();
+        try (Arena arena = Arena.ofShared()) {
+            assertEquals(0, mappedSegments(), "no /dev/shm segment: not SHM");
+            assertEquals(proxies, proxyThreads(), "no proxy thread: not NET");
+            host = Nccl.commInitAll(4, CommConfig.builder().param("NCCL4J_DEVICE", "host").build());
+            // Integer sums: exact in any order, as the host ranks' own channels and chunks may differ.
+            CudaCollectivesGpuTest.check(gpu, host, arena, Coll.ALL_REDUCE, DataType.INT32, RedOp.SUM, 1_000_003,
+                    false, 5);
+        } finally {
+            gpu.forEach(Communicator::close);
+            host.forEach(Communicator::close);
+        }
     }
 
     @Test
