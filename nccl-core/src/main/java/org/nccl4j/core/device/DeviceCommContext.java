@@ -62,6 +62,17 @@ public interface DeviceCommContext {
     DeviceTransport transport(int peer);
 
     /**
+     * NCCL's P2P read mode ({@code p2p.cc}): the Simple protocol's FIFO between this rank and a
+     * P2P peer lies in the sender's memory and the receiver reads it (by default on NVLink
+     * between SM80 GPUs; {@code NCCL_P2P_READ_ENABLE} decides otherwise). Both ranks of a pair
+     * get the same answer; false for a peer not reached through P2P.
+     *
+     * @param peer another rank
+     * @return whether the pair's P2P connections read
+     */
+    boolean p2pRead(int peer);
+
+    /**
      * Connects network links through the communicator's network plugin and proxy thread (NCCL's
      * NET transport, staged in host memory): receivers listen, the plugin's handles go to the
      * senders over the bootstrap, senders connect and receivers accept, within

@@ -279,7 +279,7 @@ public final class CommInit {
         DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
                 plans.stream().map(p -> new DeviceChannel(p.ringUserRanks(), p.treeUp(), p.treeDown())).toList(),
                 plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser,
-                topo.transports(), netSetup));
+                topo.transports(), topo.p2pRead(), netSetup));
         if (onDevice != null) {
             return new Connected(null, onDevice);
         }

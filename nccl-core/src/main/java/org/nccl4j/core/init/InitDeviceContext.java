@@ -32,7 +32,7 @@ import org.nccl4j.core.wait.Deadline;
 record InitDeviceContext(int rank, LocalDevice device, Config config, List<DeviceChannel> channels, int treeDepth,
                          BuffSizes buffs, List<PeerInfo> peers, Bootstrap bootstrap, Deadline deadline,
                          AbortFlag abort, CommFailure failure, ModelAlgoChooser chooser, DeviceTransport[] transports,
-                         DeviceNetSetup net)
+                         boolean[] p2pRead, DeviceNetSetup net)
         implements DeviceCommContext {
     @Override
     public DeviceCollPlan plan(DeviceCollOp op) {
@@ -73,6 +73,11 @@ record InitDeviceContext(int rank, LocalDevice device, Config config, List<Devic
     @Override
     public DeviceTransport transport(int peer) {
         return transports[peer];
+    }
+
+    @Override
+    public boolean p2pRead(int peer) {
+        return p2pRead[peer];
     }
 
     @Override

@@ -62,9 +62,10 @@ public final class TopologySetup {
      * @param model    the tuning model
      * @param p2p      the p2p channels
      * @param transports how this rank reaches each rank, by rank (its own: P2P)
+     * @param p2pRead    by rank: P2P in read mode (the receiver reads the Simple FIFO from the sender's memory)
      */
     public record Topology(TopoSystem system, TopoGraph ring, TopoGraph tree, ChannelTopology channels, int[] rings,
-                         TuningModel model, P2pChannels p2p, DeviceTransport[] transports) {
+                         TuningModel model, P2pChannels p2p, DeviceTransport[] transports, boolean[] p2pRead) {
     }
 
     /**
@@ -98,6 +99,7 @@ public final class TopologySetup {
         int localRanks = PathComputer.trimSystem(system, rank, nRanks);
         PathComputer.computePaths(system, topoPeers, policy);
         DeviceTransport[] transports = transports(system, topoPeers, rank, policy);
+        boolean[] p2pRead = p2pRead(system, topoPeers, rank, policy, transports, config.integer(Params.P2P_READ_ENABLE));
         GraphSearch.searchInit(system);
         TopoPrinter.print(system);
 
@@ -139,7 +141,23 @@ public final class TopologySetup {
                 (int) config.integer(Params.MIN_P2P_NCHANNELS), (int) config.integer(Params.MAX_P2P_NCHANNELS));
         Log.info(Subsys.INIT, "%d coll channels, %d p2p channels, %d p2p channels per peer", channels.nChannels,
                 p2p.p2pnChannels(), p2p.p2pnChannelsPerPeer());
-        return new Topology(system, ring, tree, channels, rings, model, p2p, transports);
+        return new Topology(system, ring, tree, channels, rings, model, p2p, transports, p2pRead);
+    }
+
+    /**
+     * NCCL's {@code p2pGetInfo}: P2P reads on NVLink between SM80 GPUs ({@code ncclTopoCheckP2p}),
+     * unless {@code NCCL_P2P_READ_ENABLE} says otherwise; other transports never read.
+     */
+    private static boolean[] p2pRead(TopoSystem system, TopoPeer[] peers, int rank, PathPolicy policy,
+                                     DeviceTransport[] transports, long readEnable) {
+        boolean[] read = new boolean[peers.length];
+        for (int q = 0; q < peers.length; q++) {
+            if (q != rank && transports[q] == DeviceTransport.P2P) {
+                read[q] = readEnable != -2 ? readEnable != 0
+                        : PathComputer.checkP2p(system, peers[rank].busId(), peers[q].busId(), policy).read();
+            }
+        }
+        return read;
     }
 
     /** NCCL's {@code selectTransport} for each pair this rank is in: p2p, else shm, else net. */

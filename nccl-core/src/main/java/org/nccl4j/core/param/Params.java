@@ -178,8 +178,8 @@ public final class Params {
             "GPU Direct RDMA for sends: 0 off, 1 on, <0 only with NVLink");
     /** P2P read mode (NCCL's p2p.cc). */
     public static final Param P2P_READ_ENABLE = integer("NCCL_P2P_READ_ENABLE", "-2",
-            "1 = the P2P transport reads from the sender's buffer, 0 = the sender writes; <0 reads on NVLink between "
-                    + "Ampere GPUs; read but not yet applied: the cuda backend's rings always write",
+            "1 = the P2P transport's receiver reads the Simple protocol's FIFO from the sender's memory, 0 = the sender "
+                    + "writes into the receiver's; unset: reads on NVLink between Ampere (SM80) GPUs",
             "host ranks have no P2P transport");
     /** GDRCopy (NCCL's init.cc). */
     public static final Param GDRCOPY_ENABLE = integer("NCCL_GDRCOPY_ENABLE", "0",

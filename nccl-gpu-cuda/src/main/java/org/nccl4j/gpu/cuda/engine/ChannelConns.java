@@ -81,6 +81,23 @@ final class ChannelConns implements AutoCloseable {
             return a;
         }
 
+        /**
+         * A connection's FIFOs: the receiver's ({@code receiver}, the FIFOs it reserved for the
+         * sender), except in P2P read mode the Simple one, which is the sender's (the FIFOs it
+         * reserved for the receiver hold it, their Simple part otherwise unused in that direction).
+         *
+         * @param receiver the FIFOs the receiver reserved for this pair
+         * @param sender   the FIFOs the sender reserved for this pair
+         * @param read     NCCL's P2P read mode for the pair
+         */
+        long[] of(long receiver, long sender, boolean read) {
+            long[] a = at(receiver);
+            if (read) {
+                a[Protocol.SIMPLE.code()] = sender + offsets[Protocol.SIMPLE.code()];
+            }
+            return a;
+        }
+
         static FifoLayout of(DeviceCommContext comm) {
             long[] off = new long[Protocol.values().length];
             long at = 0;
@@ -172,13 +189,16 @@ final class ChannelConns implements AutoCloseable {
                         long theirFifo = theirs + pb.getLong(o);
                         long theirCtl = theirs + pb.getLong(o + 8);
                         long myCtl = mineBase + ctl[cc][peer];
+                        long myFifo = mineBase + fifo[cc][peer];
                         return send
                                 // into the peer's FIFOs and tail; our head (the peer writes it); our send step
-                                ? new NetConns.End(layout.at(theirFifo), theirCtl + ConnRegion.TAIL,
-                                    myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP, 0, 0)
+                                ? new NetConns.End(layout.of(theirFifo, myFifo, comm.p2pRead(peer)),
+                                    theirCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP,
+                                    0, 0)
                                 // our FIFOs and tail (the peer writes them); the peer's head; our receive step
-                                : new NetConns.End(layout.at(mineBase + fifo[cc][peer]), myCtl + ConnRegion.TAIL,
-                                    theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP, 0, 0);
+                                : new NetConns.End(layout.of(myFifo, theirFifo, comm.p2pRead(peer)),
+                                    myCtl + ConnRegion.TAIL, theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP,
+                                    0, 0);
                     };
                     conn(host, base + RING_SEND, link.of(r[1], true));
                     conn(host, base + RING_RECV, link.of(r[n - 1], false));

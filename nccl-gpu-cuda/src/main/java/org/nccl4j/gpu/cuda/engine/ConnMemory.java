@@ -60,7 +60,7 @@ final class ConnMemory implements AutoCloseable {
      */
     String via(int peer) {
         return net(peer) ? "NET" : kindOf(peer) == 1 ? "direct shared memory"
-                : comm.inThisProcess(peer) ? "P2P/direct pointer" : "P2P/IPC";
+                : (comm.inThisProcess(peer) ? "P2P/direct pointer" : "P2P/IPC") + (comm.p2pRead(peer) ? "/read" : "");
     }
 
     /**

@@ -18,7 +18,8 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * The connections of Send/Recv (NCCL's p2p channels), apart from the rings': for every other
  * rank, a receive FIFO of {@code NCCL_STEPS} slots and control words (tail, head, the two step
  * counts) in this rank's {@link ConnMemory} (device memory for P2P peers, a registered
- * {@code /dev/shm} segment for SHM peers) or, for peers reached through the network, a pair of
+ * {@code /dev/shm} segment for SHM peers; in P2P read mode the FIFO carries this rank's sends to
+ * that peer instead, which the peer reads) or, for peers reached through the network, a pair of
  * {@link NetConns} ends, so that each ordered pair of ranks has a connection of its
  * own. NCCL connects a pair at its first send/recv; here every pair is connected at init, because
  * the device context's bootstrap exchange is collective (one AllGather). For each peer the kernels
@@ -143,12 +144,15 @@ final class PeerChannels implements AutoCloseable {
                     long peerFifo = theirs + pb.getLong(o);
                     long peerCtl = theirs + pb.getLong(o + 8);
                     long myCtl = memory.base(p) + ctl[p];
-                    // Sending: into p's FIFO and tail; our head (p writes it as it consumes); our send step.
-                    ChannelConns.conn(host, send, new NetConns.End(simple(peerFifo), peerCtl + ConnRegion.TAIL,
-                            myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP, 0, 0));
-                    // Receiving: our FIFO and tail (p writes them); p's head; our receive step.
+                    long myFifo = memory.base(p) + fifo[p];
+                    // P2P read mode: each rank's FIFO for p carries its sends to p, which p reads.
+                    boolean read = comm.p2pRead(p);
+                    // Sending: into p's FIFO (read: ours) and p's tail; our head (p writes it as it consumes); our send step.
+                    ChannelConns.conn(host, send, new NetConns.End(simple(read ? myFifo : peerFifo),
+                            peerCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP, 0, 0));
+                    // Receiving: our FIFO (read: p's) and our tail (p writes them); p's head; our receive step.
                     ChannelConns.conn(host, send + ChannelConns.CONN_BYTES, new NetConns.End(
-                            simple(memory.base(p) + fifo[p]), myCtl + ConnRegion.TAIL, peerCtl + ConnRegion.HEAD,
+                            simple(read ? peerFifo : myFifo), myCtl + ConnRegion.TAIL, peerCtl + ConnRegion.HEAD,
                             myCtl + ConnRegion.RECV_STEP, 0, 0));
                 }
                 long channels = ChannelConns.alloc(ctx, mine, bytes);

@@ -22,7 +22,7 @@ import org.nccl4j.RedOp;
 import org.nccl4j.gpu.cuda.engine.CudaCollectivesGpuTest.Coll;
 
 /**
- * The transports on ranks sharing the GPU as threads: P2P by default, then SHM and NET, every protocol and
+ * The transports on ranks sharing the GPU as threads: P2P by default and in read mode, SHM and NET, every protocol and
  * algorithm and Send/Recv matching the host backend byte for byte. SHM ({@code NCCL_P2P_DISABLE=1}):
  * every connection's FIFOs and control words lie in registered {@code /dev/shm} segments that the
  * kernels reach across the bus; the segments are mapped while the communicators live, their names
@@ -39,9 +39,24 @@ class CudaTransportsGpuTest {
         UsableGpu.requireOrSkip();
     }
 
-    private static CommConfig config(String device, String algo, String proto, boolean net) {
-        return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
-                .param("NCCL_P2P_DISABLE", "1").param("NCCL_SHM_DISABLE", net ? "1" : "0")
+    /** The transports under test, by the parameters that select them. */
+    private enum Via {
+        SHM("NCCL_P2P_DISABLE", "1"), NET("NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1"),
+        P2P_READ("NCCL_P2P_READ_ENABLE", "1");
+
+        private final String[] params;
+
+        Via(String... params) {
+            this.params = params;
+        }
+    }
+
+    private static CommConfig config(String device, String algo, String proto, Via via) {
+        CommConfig.Builder b = CommConfig.builder();
+        for (int i = 0; i < via.params.length; i += 2) {
+            b.param(via.params[i], via.params[i + 1]);
+        }
+        return b.param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
                 .param("NCCL_MIN_NCHANNELS", "2").param("NCCL_MAX_NCHANNELS", "2")
                 .param("NCCL_BUFFSIZE", "65536").param("NCCL_LL_BUFFSIZE", "65536")
                 .param("NCCL_LL128_BUFFSIZE", "327680").param("NCCL_ALGO", algo).param("NCCL_PROTO", proto).build();
@@ -96,7 +111,7 @@ class CudaTransportsGpuTest {
     @Test
     void everyProtocolAndAlgorithmOverShmMatchesTheHostBackendExactly() {
         assertEquals(0, mappedSegments(), "no segment mapped before the test");
-        everyPlan(false, n -> {
+        everyPlan(Via.SHM, n -> {
             assertTrue(mappedSegments() >= n, "every rank's connections in a mapped /dev/shm segment");
             assertEquals(List.of(), namedSegments(), "names removed once every peer mapped them");
         }, () -> assertEquals(0, mappedSegments(), "destroy unmaps every segment"));
@@ -105,21 +120,34 @@ class CudaTransportsGpuTest {
     @Test
     void everyProtocolAndAlgorithmOverTheNetworkMatchesTheHostBackendExactly() {
         long before = proxyThreads();
-        everyPlan(true, n -> {
+        everyPlan(Via.NET, n -> {
             assertEquals(0, mappedSegments(), "no /dev/shm segment: NET only");
             assertEquals(before + n, proxyThreads(), "a proxy thread per rank");
         }, () -> assertEquals(before, proxyThreads(), "destroy stops every proxy thread"));
     }
 
-    private static void everyPlan(boolean net, IntConsumer whileAlive, Runnable afterClose) {
+    /**
+     * P2P in NCCL's read mode ({@code NCCL_P2P_READ_ENABLE=1}): each Simple FIFO lies in its
+     * sender's memory and the receiver reads it; LL and LL128 stay in the receiver's.
+     */
+    @Test
+    void everyProtocolAndAlgorithmInP2pReadModeMatchesTheHostBackendExactly() {
+        long proxies = proxyThreads();
+        everyPlan(Via.P2P_READ, n -> {
+            assertEquals(0, mappedSegments(), "no /dev/shm segment: P2P");
+            assertEquals(proxies, proxyThreads(), "no proxy thread: P2P");
+        }, () -> { });
+    }
+
+    private static void everyPlan(Via via, IntConsumer whileAlive, Runnable afterClose) {
         String[][] plans = {{"Ring", "Simple"}, {"Ring", "LL"}, {"Ring", "LL128"}, {"Tree", "Simple"}, {"Tree", "LL"}};
         for (String[] plan : plans) {
             for (int n : new int[] {2, 3}) {
-                List<Communicator> gpu = Nccl.commInitAll(n, config("cuda", plan[0], plan[1], net));
+                List<Communicator> gpu = Nccl.commInitAll(n, config("cuda", plan[0], plan[1], via));
                 List<Communicator> host = List.of();
                 try (Arena arena = Arena.ofShared()) {
                     whileAlive.accept(n);
-                    host = Nccl.commInitAll(n, config("host", plan[0], plan[1], net));
+                    host = Nccl.commInitAll(n, config("host", plan[0], plan[1], via));
                     int cases = 0;
                     boolean tree = plan[0].equals("Tree");
                     for (Coll coll : tree ? new Coll[] {Coll.ALL_REDUCE} : Coll.values()) {
@@ -145,7 +173,7 @@ class CudaTransportsGpuTest {
                             cases += 2;
                         }
                     }
-                    System.out.println("cuda over " + (net ? "NET " : "SHM ") + plan[0] + "/" + plan[1] + ", " + n
+                    System.out.println("cuda over " + via + " " + plan[0] + "/" + plan[1] + ", " + n
                             + " ranks: " + cases + " cases identical to the host backend");
                 } finally {
                     gpu.forEach(Communicator::close);
