@@ -4,7 +4,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.Communicator;
@@ -13,7 +12,6 @@ import org.nccl4j.DataType;
 import org.nccl4j.DeviceBuffer;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollectives;
-import org.nccl4j.core.device.HostDeviceBuffer;
 import org.nccl4j.Device;
 import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
@@ -24,10 +22,10 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.enqueue.Enqueue;
+import org.nccl4j.core.enqueue.HostCollectives;
 import org.nccl4j.core.enqueue.EnqueueTarget;
 import org.nccl4j.core.kernel.Engine;
 import org.nccl4j.core.proxy.Proxy;
-import org.nccl4j.core.stream.HostStream;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.peer.RankLayout;
 import org.nccl4j.core.param.Config;
@@ -57,10 +55,6 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final DeviceCollectives onDevice;
     private final Arena arena;
     private final AtomicReference<Proxy> proxy;
-    private final List<HostStream> streams = new CopyOnWriteArrayList<>();
-    private final HostStream defaultStream;
-    /** After abort every wait ends within milliseconds; this bounds a thread that does not. */
-    private static final long ABORT_STOP_MILLIS = 2_000;
 
     /**
      * @param rank      this rank
@@ -74,7 +68,8 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * @param config    the communicator's parameters
      * @param initTime  how long init took
      * @param engine    the connected channels of the host engine, or {@code null} with {@code onDevice}
-     * @param onDevice  the device backend's collectives, or {@code null} with {@code engine}
+     * @param onDevice  the device backend's collectives, or {@code null} with {@code engine} (the host
+     *                  backend's {@link HostCollectives} then runs it)
      * @param arena     owns the connection memory
      * @param proxy     the proxy thread, if one was started
      * @param failure   where background failures are recorded
@@ -94,13 +89,12 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         this.config = config;
         this.initTime = initTime;
         this.engine = engine;
-        this.onDevice = onDevice;
         this.arena = arena;
         this.proxy = proxy;
         this.failure = failure;
         this.opTimeoutNanos = config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L;
-        this.defaultStream = new HostStream(opTimeoutNanos);
-        streams.add(defaultStream);
+        // The host backend's implementation of the device SPI runs the host engine.
+        this.onDevice = onDevice != null ? onDevice : new HostCollectives(this, engine, device, abortFlag, opTimeoutNanos);
     }
 
     @Override
@@ -219,26 +213,18 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public Stream createStream() {
         checkOpen();
-        if (onDevice != null) {
-            return onDevice.createStream();
-        }
-        HostStream s = new HostStream(opTimeoutNanos);
-        streams.add(s);
-        return s;
+        return onDevice.createStream();
     }
 
     @Override
     public Stream defaultStream() {
         checkOpen();
-        return onDevice != null ? onDevice.defaultStream() : defaultStream;
+        return onDevice.defaultStream();
     }
 
     @Override
     public Stream wrapStream(long handle) {
         checkOpen();
-        if (onDevice == null) {
-            return Communicator.super.wrapStream(handle);
-        }
         return onDevice.wrapStream(handle);
     }
 
@@ -248,7 +234,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         if (bytes < 1) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes", "ask for at least 1");
         }
-        return onDevice == null ? HostDeviceBuffer.allocate(device, bytes) : onDevice.allocate(bytes);
+        return onDevice.allocate(bytes);
     }
 
     @Override
@@ -258,7 +244,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
             throw NcclException.of(Result.INVALID_ARGUMENT, "cannot wrap " + bytes + " bytes at 0x"
                     + Long.toHexString(address), "pass a device address and its length");
         }
-        return onDevice == null ? HostDeviceBuffer.wrap(device, address, bytes) : onDevice.wrap(address, bytes);
+        return onDevice.wrap(address, bytes);
     }
 
     @Override
@@ -388,20 +374,9 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         if (!graceful) {
             bootstrap.abort();
         }
-        boolean stopped = true;
-        for (HostStream s : streams) {
-            boolean done = graceful ? s.stop() : s.stop(ABORT_STOP_MILLIS);
-            if (!done && graceful) {
-                // Stuck past its deadline: abort so its waits end, then give it the abort bound.
-                abortFlag.set("destroy found stream " + s + " stuck");
-                done = s.stop(ABORT_STOP_MILLIS);
-            }
-            stopped &= done;
-        }
-        if (onDevice != null) {
-            // Bounded: waits for its kernels by the op deadline, and after an abort they see the flag.
-            onDevice.close();
-        }
+        // Bounded: streams and kernels end by the op deadline, and at once after an abort.
+        onDevice.close();
+        boolean stopped = !(onDevice instanceof HostCollectives host) || host.streamsStopped();
         Proxy p = proxy.get();
         if (stopped) {
             stopped = p == null || p.stop();

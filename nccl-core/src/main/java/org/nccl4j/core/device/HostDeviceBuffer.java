@@ -47,6 +47,15 @@ public final class HostDeviceBuffer implements DeviceBuffer {
                 new AtomicBoolean());
     }
 
+    /**
+     * @param device  the communicator's device
+     * @param segment host memory of any kind (a MemorySegment call's argument)
+     * @return a view of it (never freed here)
+     */
+    public static HostDeviceBuffer of(Device device, MemorySegment segment) {
+        return new HostDeviceBuffer(device, segment, null, new AtomicBoolean());
+    }
+
     /** @return the memory, for the host engine */
     public MemorySegment segment() {
         if (closed.get()) {

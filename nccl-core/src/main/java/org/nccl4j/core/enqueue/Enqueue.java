@@ -2,9 +2,7 @@ package org.nccl4j.core.enqueue;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
 import org.nccl4j.Device;
@@ -19,15 +17,15 @@ import org.nccl4j.Result;
 import org.nccl4j.Stream;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
-import org.nccl4j.core.stream.HostCompletion;
 import org.nccl4j.core.stream.HostStream;
 import org.nccl4j.core.op.CollOp;
-import org.nccl4j.core.op.P2pOp;
 
 /**
- * {@code ncclEnqueueCheck} and {@code ncclGroupStart/End}: checks every argument, then either
- * collects the operation in the calling thread's group or launches it on its stream at once
- * (a call outside a group is a group of one).
+ * {@code ncclEnqueueCheck} and {@code ncclGroupStart/End}: checks every argument, then collects
+ * the operation in the calling thread's group (a call outside a group is a group of one); groupEnd
+ * hands each communicator's operations, in call order, to its backend's {@link DeviceCollectives}
+ * ({@link DeviceGroup}): a GPU backend's kernels, or the host engine ({@link HostCollectives}).
+ * MemorySegment arguments reach the host backend as views ({@link HostDeviceBuffer#of}).
  */
 public final class Enqueue {
     private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
@@ -37,8 +35,7 @@ public final class Enqueue {
 
     private static final class Group {
         int depth;
-        final List<Pending> ops = new ArrayList<>();
-        /** Device operations, launched by their backends at groupEnd. */
+        /** The group's operations in call order, launched by their communicators' backends at groupEnd. */
         final List<DevicePending> deviceOps = new ArrayList<>();
         /** The first refused call of the open group: groupEnd throws it and launches nothing. */
         NcclException error;
@@ -79,96 +76,22 @@ public final class Enqueue {
         if (--g.depth > 0) {
             return;
         }
-        List<Pending> ops = new ArrayList<>(g.ops);
         List<DevicePending> deviceOps = new ArrayList<>(g.deviceOps);
         NcclException error = g.error;
-        g.ops.clear();
         g.deviceOps.clear();
         g.error = null;
         if (error != null) {
-            ops.forEach(p -> p.completion().fail(error));
             deviceOps.forEach(p -> p.completion().fail(error));
             throw error;
         }
-        Map<EnqueueTarget, List<Pending>> byComm = new LinkedHashMap<>();
-        for (Pending p : ops) {
-            byComm.computeIfAbsent(p.comm(), c -> new ArrayList<>()).add(p);
-        }
-        for (List<Pending> batch : byComm.values()) {
-            HostStream s = batch.get(0).stream();
-            for (Pending p : batch) {
-                if (p.stream() != s) {
-                    NcclException e = NcclException.of(Result.INVALID_USAGE,
-                            "mixing different streams within a group call is not supported (communicator of rank "
-                                    + p.comm().rank() + ")", "use one stream per communicator inside a group");
-                    ops.forEach(x -> x.completion().fail(e));
-                    deviceOps.forEach(x -> x.completion().fail(e));
-                    throw e;
-                }
-            }
-        }
         if (!deviceOps.isEmpty()) {
-            try {
-                DeviceGroup.launch(deviceOps);
-            } catch (NcclException e) {
-                ops.forEach(p -> p.completion().fail(e));
-                throw e;
-            }
+            DeviceGroup.launch(deviceOps);
         }
-        byComm.forEach(Enqueue::launch);
     }
 
-    private static void launch(EnqueueTarget comm, List<Pending> batch) {
-        List<CollOp> colls = new ArrayList<>();
-        List<P2pOp> p2ps = new ArrayList<>();
-        for (Pending p : batch) {
-            if (p.coll() != null) {
-                colls.add(p.coll());
-            } else {
-                p2ps.add(p.p2p());
-            }
-        }
-        HostStream stream = batch.get(0).stream();
-        stream.submit(() -> {
-            try {
-                comm.engine().launch(colls, p2ps);
-                batch.forEach(p -> p.completion().complete());
-            } catch (NcclException e) {
-                failed(comm, stream, batch, e);
-            } catch (RuntimeException e) {
-                failed(comm, stream, batch, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
-            } catch (Error e) {
-                // The communicator is failed and its waiters released; the Error itself propagates.
-                failed(comm, stream, batch, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
-                throw e;
-            }
-        });
-    }
-
-    /**
-     * A failed launch: an argument the launch itself refused leaves the communicator usable;
-     * anything else (a peer, the network, a timeout, a bug) fails it, which aborts its waits.
-     */
-    private static void failed(EnqueueTarget comm, HostStream stream, List<Pending> batch, NcclException e) {
-        if (e.result() != Result.INVALID_ARGUMENT) {
-            comm.fail("rank " + comm.rank() + " launch on " + stream, e);
-        } else {
-            Log.warn("rank %d: %s", comm.rank(), e.getMessage());
-        }
-        stream.recordError(e);
-        batch.forEach(p -> p.completion().fail(e));
-    }
-
-    private static Completion enqueue(Pending p) {
-        Group g = GROUP.get();
-        if (g.depth > 0) {
-            g.ops.add(p);
-            return p.completion();
-        }
-        groupStart();
-        g.ops.add(p);
-        groupEnd();
-        return p.completion();
+    /** A MemorySegment argument as the host backend's device buffer (a view; null stays null). */
+    private static DeviceBuffer view(Device device, MemorySegment seg) {
+        return seg == null ? null : HostDeviceBuffer.of(device, seg);
     }
 
     private static NcclException bad(String what, String hint) {
@@ -284,13 +207,17 @@ public final class Enqueue {
             }
         }
         comm.checkUsable();
-        CollOp chosen = comm.engine().choose(op);
         if (Log.get().enabled(org.nccl4j.core.debug.Level.INFO, Subsys.COLL)) {
+            CollOp chosen = comm.engine().choose(op);
             Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s algo %s proto %s",
                     op.func(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, s,
                     chosen.algorithm().ncclName(), chosen.protocol().ncclName());
         }
-        return enqueue(new Pending(comm, s, chosen, null, new HostCompletion(s)));
+        Device d = comm.device();
+        DeviceCollOp dop = new DeviceCollOp(op.func().kind(), view(d, op.in()), view(d, op.out()), op.count(), op.type(),
+                op.op(), op.root());
+        return enqueueDevice(new DevicePending(comm, s, dop, null,
+                new GroupCompletion(dop.kind().ncclName() + " of rank " + comm.userRank())));
     }
 
     /**
@@ -303,7 +230,7 @@ public final class Enqueue {
      * @return its completion
      */
     public static Completion deviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
-        if (comm.onDevice() == null) {
+        if (comm.engine() != null) {
             return recorded(() -> checkedCollective(comm, new CollOp(CollOp.Func.of(op.kind()),
                     hostMemory(op.send(), "sendbuff", comm.device()), hostMemory(op.recv(), "recvbuff", comm.device()),
                     op.count(), op.type(), op.op(), op.root()), stream));
@@ -391,7 +318,7 @@ public final class Enqueue {
      */
     public static Completion deviceP2p(EnqueueTarget comm, boolean send, DeviceBuffer buf, long count, DataType type,
                                        int peer, Stream stream) {
-        if (comm.onDevice() == null) {
+        if (comm.engine() != null) {
             return recorded(() -> checkedP2p(comm, send, hostMemory(buf, send ? "sendbuff" : "recvbuff", comm.device()),
                     count, type, peer, stream));
         }
@@ -429,7 +356,7 @@ public final class Enqueue {
      */
     public static Completion deviceAllToAll(EnqueueTarget comm, DeviceBuffer sendbuff, DeviceBuffer recvbuff,
                                             long count, DataType type, Stream stream) {
-        if (comm.onDevice() == null) {
+        if (comm.engine() != null) {
             return recorded(() -> checkedAllToAll(comm, hostMemory(sendbuff, "sendbuff", comm.device()),
                     hostMemory(recvbuff, "recvbuff", comm.device()), count, type, stream));
         }
@@ -524,7 +451,9 @@ public final class Enqueue {
         long b = bytes(count, type, 1, "count");
         buffer(buf, send ? "sendbuff" : "recvbuff", b, !send);
         comm.checkUsable();
-        return enqueue(new Pending(comm, s, null, new P2pOp(send, buf, b, peer), new HostCompletion(s)));
+        String what = (send ? "Send" : "Recv") + " of rank " + comm.userRank() + (send ? " to " : " from ") + peer;
+        return enqueueDevice(new DevicePending(comm, s, null, new DeviceP2pOp(send, view(comm.device(), buf), b, peer),
+                new GroupCompletion(what)));
     }
 
     /**

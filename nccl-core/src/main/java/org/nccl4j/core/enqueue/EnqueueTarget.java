@@ -26,7 +26,7 @@ public interface EnqueueTarget {
     /** @return the host engine that runs the communicator's operations, or {@code null} on a device backend */
     Engine engine();
 
-    /** @return the device backend's collectives, or {@code null} when the host engine runs them */
+    /** @return the backend's collectives: a GPU backend's kernels, or the host engine ({@link HostCollectives}) */
     DeviceCollectives onDevice();
 
     /** @return this rank's device */

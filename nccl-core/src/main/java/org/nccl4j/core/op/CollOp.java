@@ -62,6 +62,17 @@ public record CollOp(Func func, MemorySegment in, MemorySegment out, long count,
         /** AllReduce. */
         ALL_REDUCE;
 
+        /** @return the device collective kind of this function */
+        public DeviceCollOp.Kind kind() {
+            return switch (this) {
+                case BROADCAST -> DeviceCollOp.Kind.BROADCAST;
+                case REDUCE -> DeviceCollOp.Kind.REDUCE;
+                case ALL_GATHER -> DeviceCollOp.Kind.ALL_GATHER;
+                case REDUCE_SCATTER -> DeviceCollOp.Kind.REDUCE_SCATTER;
+                case ALL_REDUCE -> DeviceCollOp.Kind.ALL_REDUCE;
+            };
+        }
+
         /** @return the function a device collective of this kind runs */
         public static Func of(DeviceCollOp.Kind kind) {
             return switch (kind) {
