@@ -7,6 +7,8 @@
 #   libnccl-net-fixture-old.so the same, ncclNetPlugin_v4, _v3 and _v2, as plugins built for NCCL 2.4 to 2.9 do
 #   libnccl-net-fixture-ack.so the same, ncclNetPlugin_v8 only, whose connect completes only after the
 #                              peer's accept (as libfabric-based plugins' does)
+#   libnccl-net-fixture-cuda.so the same, ncclNetPlugin_v10 and _v8, taking CUDA device memory too
+#                              (NCCL_PTR_CUDA, staged through host memory with libcuda.so.1)
 #   libnccl-net-atexit.so      ncclNetPlugin_v8 "AtExit" that logs from a thread of its own and from atexit
 #   libnccl-net-nosym.so       a valid library without any ncclNetPlugin_* symbol
 #   libnccl-net-initfail.so    ncclNetPlugin_v8 whose init logs a WARN and returns ncclInternalError
@@ -27,6 +29,7 @@ $CC $SO -pthread -DFX_V4 -o "$out/libnccl-net-fixture-v4.so" "$src/fixture_net.c
 $CC $SO -pthread -DFX_V3 -o "$out/libnccl-net-fixture-v3.so" "$src/fixture_net.c"
 $CC $SO -pthread -DFX_V4 -DFX_V3 -DFX_V2 -o "$out/libnccl-net-fixture-old.so" "$src/fixture_net.c"
 $CC $SO -pthread -DFX_V8 -DFX_ACK_CONNECT -o "$out/libnccl-net-fixture-ack.so" "$src/fixture_net.c"
+$CC $SO -pthread -DFX_V10 -DFX_V8 -DFX_CUDA -o "$out/libnccl-net-fixture-cuda.so" "$src/fixture_net.c" -ldl
 $CC $SO -pthread -o "$out/libnccl-net-atexit.so" "$src/atexit.c"
 $CC $SO -o "$out/libnccl-net-nosym.so" "$src/nosym.c"
 $CC $SO -o "$out/libnccl-net-initfail.so" "$src/initfail.c"

@@ -6,6 +6,12 @@
  * protocol for all versions: a connection starts with a 16-byte hello from the connecting side,
  * then each message is an 8-byte header {uint32 size, int32 tag} followed by the payload.
  *
+ * -DFX_CUDA also takes CUDA device memory (ptrSupport NCCL_PTR_HOST | NCCL_PTR_CUDA, regMr of type
+ * NCCL_PTR_CUDA), as a GPU Direct RDMA capable plugin does; it has no NIC to DMA with, so it stages
+ * each message through host memory with the CUDA driver (libcuda.so.1, loaded at first use): a
+ * send copies the device buffer out when posted, a receive copies the message in before it reports
+ * done, so iflush has nothing to do. It is the test instrument for nccl4j's GPU Direct RDMA path.
+ *
  * -DFX_ACK_CONNECT (v5+ only) makes connect behave as libfabric-based plugins do: accept answers
  * the hello with an 8-byte ack, and connect returns its comm only once that ack arrived, so a
  * connect completes only after the peer has called accept.
@@ -43,6 +49,9 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#ifdef FX_CUDA
+#include <dlfcn.h>
+#endif
 
 #define FX_API static __attribute__((unused))
 
@@ -183,6 +192,7 @@ struct fxReq {
   size_t off;      /* bytes of header + payload done */
   size_t msg;      /* receive: the message's size, from its header */
   int done;
+  char *user;      /* FX_CUDA: the device buffer a staged request moves, or NULL */
 };
 
 struct fxMr {
@@ -190,6 +200,7 @@ struct fxMr {
   struct fxComm *comm;
   char *data;
   size_t size;
+  int type;
 };
 
 #define FX_MAX_PENDING 16
@@ -368,7 +379,11 @@ static ncclResult_t fxProps(int dev, char **name, char **pciPath, uint64_t *guid
     *name = fxDevs[dev].name;
     *pciPath = fxDevs[dev].pciPath;
     *guid = (uint64_t)dev;
+#ifdef FX_CUDA
+    *ptrSupport = NCCL_PTR_HOST | NCCL_PTR_CUDA;
+#else
     *ptrSupport = NCCL_PTR_HOST;
+#endif
     *speed = fxDevs[dev].speed;
     *port = 0;
     *maxComms = 65536;
@@ -649,6 +664,63 @@ static ncclResult_t fxCloseListen(void *listenComm) {
   return rc;
 }
 
+#ifdef FX_CUDA
+/* The CUDA driver calls the staging needs, loaded once (their CUDA 13 names). */
+typedef int (*fxCuCopy)(void *dst, const void *src, size_t n);
+static struct {
+  int tried, ok;
+  int (*getAttr)(void *out, int attr, unsigned long long ptr);
+  int (*push)(void *ctx);
+  int (*pop)(void **ctx);
+  int (*dtoh)(void *dst, unsigned long long src, size_t n);
+  int (*htod)(unsigned long long dst, const void *src, size_t n);
+} fxCu;
+#define FX_CU_POINTER_ATTRIBUTE_CONTEXT 1
+
+/* Call with fxLock held. */
+static int fxCudaLoad(void) {
+  if (!fxCu.tried) {
+    fxCu.tried = 1;
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+      WARN("regMr: CUDA memory needs libcuda.so.1: %s", dlerror());
+      return 0;
+    }
+    *(void **)&fxCu.getAttr = dlsym(h, "cuPointerGetAttribute");
+    *(void **)&fxCu.push = dlsym(h, "cuCtxPushCurrent_v2");
+    *(void **)&fxCu.pop = dlsym(h, "cuCtxPopCurrent_v2");
+    *(void **)&fxCu.dtoh = dlsym(h, "cuMemcpyDtoH_v2");
+    *(void **)&fxCu.htod = dlsym(h, "cuMemcpyHtoD_v2");
+    fxCu.ok = fxCu.getAttr && fxCu.push && fxCu.pop && fxCu.dtoh && fxCu.htod;
+    if (!fxCu.ok) WARN("regMr: libcuda.so.1 lacks a driver call the fixture needs");
+  }
+  return fxCu.ok;
+}
+
+/* Copies between host and device memory in the device memory's own context; 0 on success. */
+static int fxCudaCopy(int toDevice, char *dev, char *host, size_t n) {
+  void *ctx = NULL;
+  if (n == 0) return 0;
+  if (fxCu.getAttr(&ctx, FX_CU_POINTER_ATTRIBUTE_CONTEXT, (unsigned long long)(uintptr_t)dev) != 0 ||
+      fxCu.push(ctx) != 0) {
+    WARN("%s: %p is not CUDA device memory the driver knows", toDevice ? "recv" : "send", dev);
+    return 1;
+  }
+  int rc = toDevice ? fxCu.htod((unsigned long long)(uintptr_t)dev, host, n)
+                    : fxCu.dtoh(host, (unsigned long long)(uintptr_t)dev, n);
+  void *popped;
+  fxCu.pop(&popped);
+  if (rc != 0) WARN("%s: CUDA copy of %zu bytes failed (CUresult %d)", toDevice ? "recv" : "send", n, rc);
+  return rc;
+}
+#endif
+
+/* Frees a request and its staging buffer. Call with fxLock held. */
+static void fxFreeReq(struct fxReq *r) {
+  if (r->user != NULL) free(r->data);
+  fxFree(r);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Memory registration */
 
@@ -660,9 +732,15 @@ static ncclResult_t fxRegMr(void *comm, void *data, size_t size, int type, void 
   if (c == NULL || mhandle == NULL) {
     WARN("regMr: unknown or closed comm %p", comm);
     rc = ncclInvalidArgument;
+#ifdef FX_CUDA
+  } else if (type != NCCL_PTR_HOST && !(type == NCCL_PTR_CUDA && fxCudaLoad())) {
+    WARN("regMr: memory type 0x%x is not supported (host and CUDA memory only)", type);
+    rc = ncclInternalError;
+#else
   } else if (type != NCCL_PTR_HOST) {
     WARN("regMr: memory type 0x%x is not supported (host memory only)", type);
     rc = ncclInternalError;
+#endif
   } else {
     struct fxMr *mr = fxNew(sizeof *mr, FX_MR);
     if (mr == NULL) {
@@ -672,6 +750,7 @@ static ncclResult_t fxRegMr(void *comm, void *data, size_t size, int type, void 
       mr->comm = c;
       mr->data = data;
       mr->size = size;
+      mr->type = type;
       *mhandle = mr;
     }
   }
@@ -760,6 +839,12 @@ static int fxProgressRecv(struct fxComm *c, struct fxReq *r) {
       p = r->data + (r->off - hsz);
       want = hsz + r->msg - r->off;
     } else {
+#ifdef FX_CUDA
+      if (r->user != NULL && fxCudaCopy(1, r->user, r->data, r->msg) != 0) {
+        fxFail(c, ncclSystemError);
+        return 0;
+      }
+#endif
       r->done = 1;
       return 1;
     }
@@ -849,6 +934,20 @@ static ncclResult_t fxPost(const char *what, void *comm, int send, void *data, s
   } else {
     c->ref++;
   }
+#ifdef FX_CUDA
+  char *staged = NULL;
+  if (r != NULL && mr->type == NCCL_PTR_CUDA) {
+    staged = malloc(size > 0 ? size : 1);
+    if (staged == NULL || (send && fxCudaCopy(0, data, staged, size) != 0)) {
+      if (staged == NULL) WARN("%s: out of memory for %zu staging bytes", what, size);
+      free(staged);
+      fxFree(r);
+      fxUnpin(c);
+      r = NULL;
+      rc = ncclSystemError;
+    }
+  }
+#endif
   pthread_mutex_unlock(&fxLock);
   if (r == NULL) return rc;
 
@@ -864,6 +963,12 @@ static ncclResult_t fxPost(const char *what, void *comm, int send, void *data, s
     r->comm = c;
     r->send = send;
     r->data = data;
+#ifdef FX_CUDA
+    if (staged != NULL) {
+      r->user = data;
+      r->data = staged;
+    }
+#endif
     r->size = size;
     r->tag = tag;
     r->hdr[0] = (uint32_t)size;
@@ -876,7 +981,12 @@ static ncclResult_t fxPost(const char *what, void *comm, int send, void *data, s
   pthread_mutex_unlock(&c->mu);
 
   pthread_mutex_lock(&fxLock);
-  if (!posted) fxFree(r);
+  if (!posted) {
+#ifdef FX_CUDA
+    if (r->user == NULL) free(staged);
+#endif
+    fxFreeReq(r);
+  }
   fxUnpin(c);
   pthread_mutex_unlock(&fxLock);
   return rc;
@@ -933,7 +1043,7 @@ static ncclResult_t fxTest(void *request, int *done, int *size) {
   pthread_mutex_unlock(&c->mu);
 
   pthread_mutex_lock(&fxLock);
-  if (finished) fxFree(r);
+  if (finished) fxFreeReq(r);
   fxUnpin(c);
   pthread_mutex_unlock(&fxLock);
   return rc;
@@ -962,7 +1072,7 @@ static ncclResult_t fxClose(void *comm, int kind, const char *what) {
   }
   fxUnlink(&c->o);
   pthread_mutex_lock(&c->mu); /* waits for an operation in progress on another thread */
-  for (int i = 0; i < c->nq; i++) fxFree(c->q[i]); /* its requests die with it */
+  for (int i = 0; i < c->nq; i++) fxFreeReq(c->q[i]); /* its requests die with it */
   c->nq = 0;
   c->closed = 1;
   pthread_mutex_unlock(&c->mu);
