@@ -49,7 +49,6 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final Config config;
     private final Duration initTime;
     private final CommFailure failure;
-    private final long opTimeoutNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Engine engine;
     private final DeviceCollectives onDevice;
@@ -92,9 +91,9 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         this.arena = arena;
         this.proxy = proxy;
         this.failure = failure;
-        this.opTimeoutNanos = config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L;
         // The host backend's implementation of the device SPI runs the host engine.
-        this.onDevice = onDevice != null ? onDevice : new HostCollectives(this, engine, device, abortFlag, opTimeoutNanos);
+        this.onDevice = onDevice != null ? onDevice
+                : new HostCollectives(this, engine, device, abortFlag, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L);
     }
 
     @Override
@@ -376,7 +375,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         }
         // Bounded: streams and kernels end by the op deadline, and at once after an abort.
         onDevice.close();
-        boolean stopped = !(onDevice instanceof HostCollectives host) || host.streamsStopped();
+        boolean stopped = onDevice.quiescent();
         Proxy p = proxy.get();
         if (stopped) {
             stopped = p == null || p.stop();

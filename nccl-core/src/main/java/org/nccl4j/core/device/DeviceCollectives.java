@@ -90,4 +90,13 @@ public interface DeviceCollectives extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * @return after {@link #close}: whether nothing this backend ran may still touch the memory
+     *     the communicator owns (its connection arena, freed only then); a backend whose work
+     *     reaches only memory it frees itself answers true
+     */
+    default boolean quiescent() {
+        return true;
+    }
 }

@@ -192,7 +192,8 @@ public final class HostCollectives implements DeviceCollectives {
     }
 
     /** @return whether {@link #close} saw every stream's thread stop (else memory they may touch is kept) */
-    public boolean streamsStopped() {
+    @Override
+    public boolean quiescent() {
         return stopped;
     }
 }

@@ -192,24 +192,22 @@ final class ChannelConns implements AutoCloseable {
                         long myFifo = mineBase + fifo[cc][peer];
                         return send
                                 // into the peer's FIFOs and tail; our head (the peer writes it); our send step
-                                ? new NetConns.End(layout.of(theirFifo, myFifo, comm.p2pRead(peer)),
-                                    theirCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP,
-                                    0, 0)
+                                ? ConnEnd.direct(layout.of(theirFifo, myFifo, comm.p2pRead(peer)),
+                                    theirCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP)
                                 // our FIFOs and tail (the peer writes them); the peer's head; our receive step
-                                : new NetConns.End(layout.of(myFifo, theirFifo, comm.p2pRead(peer)),
-                                    myCtl + ConnRegion.TAIL, theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP,
-                                    0, 0);
+                                : ConnEnd.direct(layout.of(myFifo, theirFifo, comm.p2pRead(peer)),
+                                    myCtl + ConnRegion.TAIL, theirCtl + ConnRegion.HEAD, myCtl + ConnRegion.RECV_STEP);
                     };
-                    conn(host, base + RING_SEND, link.of(r[1], true));
-                    conn(host, base + RING_RECV, link.of(r[n - 1], false));
+                    link.of(r[1], true).write(host, base + RING_SEND);
+                    link.of(r[n - 1], false).write(host, base + RING_RECV);
                     if (ch.treeUp() >= 0) {
-                        conn(host, base + UP_SEND, link.of(ch.treeUp(), true));
-                        conn(host, base + UP_RECV, link.of(ch.treeUp(), false));
+                        link.of(ch.treeUp(), true).write(host, base + UP_SEND);
+                        link.of(ch.treeUp(), false).write(host, base + UP_RECV);
                     }
                     int[] down = ch.treeDown();
                     for (int i = 0; i < down.length; i++) {
-                        conn(host, base + DOWN_SEND + (long) CONN_BYTES * i, link.of(down[i], true));
-                        conn(host, base + DOWN_RECV + (long) CONN_BYTES * i, link.of(down[i], false));
+                        link.of(down[i], true).write(host, base + DOWN_SEND + (long) CONN_BYTES * i);
+                        link.of(down[i], false).write(host, base + DOWN_RECV + (long) CONN_BYTES * i);
                     }
                     for (int q : peers(ch, n)) {
                         boolean both = q == ch.treeUp() || Arrays.stream(down).anyMatch(d -> d == q);
@@ -255,7 +253,7 @@ final class ChannelConns implements AutoCloseable {
     /** The device addresses of one end of a connection. */
     @FunctionalInterface
     private interface Link {
-        NetConns.End of(int peer, boolean send);
+        ConnEnd of(int peer, boolean send);
     }
 
     /** The ranks a channel connects this one to: ring neighbours, tree parent and children. */
@@ -271,18 +269,6 @@ final class ChannelConns implements AutoCloseable {
             s.add(d);
         }
         return s;
-    }
-
-    /** Writes one {@code n4j_conn}: the FIFO of each protocol, tail, head, step, sizes, tags. */
-    static void conn(MemorySegment host, long at, NetConns.End end) {
-        for (Protocol p : Protocol.values()) {
-            host.set(ValueLayout.JAVA_LONG, at + 8L * p.code(), end.buffs()[p.code()]);
-        }
-        host.set(ValueLayout.JAVA_LONG, at + 24, end.tail());
-        host.set(ValueLayout.JAVA_LONG, at + 32, end.head());
-        host.set(ValueLayout.JAVA_LONG, at + 40, end.step());
-        host.set(ValueLayout.JAVA_LONG, at + 48, end.sizes());
-        host.set(ValueLayout.JAVA_LONG, at + 56, end.tags());
     }
 
     static long alloc(CudaContext ctx, List<Long> mine, long bytes) {

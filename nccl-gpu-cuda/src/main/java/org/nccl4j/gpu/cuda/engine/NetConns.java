@@ -27,6 +27,8 @@ final class NetConns implements AutoCloseable {
     /** Pinned allocations by host address: their device addresses and sizes. */
     private final TreeMap<Long, long[]> pinned;
     private final Map<DeviceNetLink, Long> steps;
+    /** Any of the connections, to wake their one proxy thread; null without any. */
+    private final DeviceNetConn any;
 
     private NetConns(CudaContext ctx, DeviceCommContext comm, Map<DeviceNetLink, DeviceNetConn> conns,
                      TreeMap<Long, long[]> pinned, Map<DeviceNetLink, Long> steps) {
@@ -35,10 +37,7 @@ final class NetConns implements AutoCloseable {
         this.conns = conns;
         this.pinned = pinned;
         this.steps = steps;
-    }
-
-    /** The device addresses of one end of a connection, as {@code struct n4j_conn} holds them. */
-    record End(long[] buffs, long tail, long head, long step, long sizes, long tags) {
+        this.any = conns.values().stream().findAny().orElse(null);
     }
 
     /**
@@ -94,7 +93,7 @@ final class NetConns implements AutoCloseable {
      * @param send    which end
      * @return its device addresses for the kernels
      */
-    End end(int channel, int peer, boolean send) {
+    ConnEnd end(int channel, int peer, boolean send) {
         DeviceNetLink link = new DeviceNetLink(channel, peer, send);
         DeviceNetConn c = conns.get(link);
         long[] buffs = new long[Protocol.values().length];
@@ -104,9 +103,9 @@ final class NetConns implements AutoCloseable {
         long tail = device(c.recvHeader(), ConnMem.COUNTER);
         long head = device(c.sendHeader(), ConnMem.COUNTER);
         return send
-                ? new End(buffs, tail, head, steps.get(link), device(c.recvHeader(), ConnMem.SIZES),
+                ? new ConnEnd(buffs, tail, head, steps.get(link), device(c.recvHeader(), ConnMem.SIZES),
                         device(c.recvHeader(), ConnMem.SEND_TAGS))
-                : new End(buffs, tail, head, steps.get(link), 0, device(c.recvHeader(), ConnMem.RECV_TAGS));
+                : new ConnEnd(buffs, tail, head, steps.get(link), 0, device(c.recvHeader(), ConnMem.RECV_TAGS));
     }
 
     /**
@@ -120,8 +119,10 @@ final class NetConns implements AutoCloseable {
 
     /** Wakes the proxy thread: a kernel that uses these connections was launched. */
     void wake() {
-        // One proxy thread serves them all.
-        conns.values().stream().findAny().ifPresent(DeviceNetConn::wake);
+        // One proxy thread serves them all. Called at every launch: no work without a connection.
+        if (any != null) {
+            any.wake();
+        }
     }
 
     /**

@@ -2,7 +2,6 @@ package org.nccl4j.gpu.cuda.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,8 +127,8 @@ final class PeerChannels implements AutoCloseable {
                         continue;
                     }
                     if (net.has(0, p)) {
-                        ChannelConns.conn(host, send, net.end(0, p, true));
-                        ChannelConns.conn(host, send + ChannelConns.CONN_BYTES, net.end(0, p, false));
+                        net.end(0, p, true).write(host, send);
+                        net.end(0, p, false).write(host, send + ChannelConns.CONN_BYTES);
                         continue;
                     }
                     ByteBuffer pb = ByteBuffer.wrap(all, p * stride, stride).slice();
@@ -148,12 +147,11 @@ final class PeerChannels implements AutoCloseable {
                     // P2P read mode: each rank's FIFO for p carries its sends to p, which p reads.
                     boolean read = comm.p2pRead(p);
                     // Sending: into p's FIFO (read: ours) and p's tail; our head (p writes it as it consumes); our send step.
-                    ChannelConns.conn(host, send, new NetConns.End(simple(read ? myFifo : peerFifo),
-                            peerCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD, myCtl + ConnRegion.SEND_STEP, 0, 0));
+                    ConnEnd.direct(simple(read ? myFifo : peerFifo), peerCtl + ConnRegion.TAIL, myCtl + ConnRegion.HEAD,
+                            myCtl + ConnRegion.SEND_STEP).write(host, send);
                     // Receiving: our FIFO (read: p's) and our tail (p writes them); p's head; our receive step.
-                    ChannelConns.conn(host, send + ChannelConns.CONN_BYTES, new NetConns.End(
-                            simple(read ? peerFifo : myFifo), myCtl + ConnRegion.TAIL, peerCtl + ConnRegion.HEAD,
-                            myCtl + ConnRegion.RECV_STEP, 0, 0));
+                    ConnEnd.direct(simple(read ? peerFifo : myFifo), myCtl + ConnRegion.TAIL, peerCtl + ConnRegion.HEAD,
+                            myCtl + ConnRegion.RECV_STEP).write(host, send + ChannelConns.CONN_BYTES);
                 }
                 long channels = ChannelConns.alloc(ctx, mine, bytes);
                 ctx.copyHtoD(channels, host.address(), bytes, 0);
