@@ -157,6 +157,24 @@ template <typename T, typename Red> struct n4j_prims_base {
     return aborted;
   }
 
+  // Whether a send connection goes through the network (its proxy reads the step sizes).
+  __device__ bool netSend() const {
+    for (int j = 0; j < L.nsend; j++) {
+      if (L.send[j]->sizes != nullptr) return true;
+    }
+    return false;
+  }
+
+  // Thread 0, after a block barrier that follows every line's flag and a system fence: the tail
+  // of each NET send connection (LL128; Simple publishes its tail itself).
+  __device__ void postNetTails() {
+    if (threadIdx.x == 0) {
+      for (int j = 0; j < L.nsend; j++) {
+        if (L.send[j]->sizes != nullptr) *L.send[j]->tail = sendStep[j] + 1;
+      }
+    }
+  }
+
   // Thread 0: the slots just read are free again (NCCL's postRecv).
   __device__ void postHeads() {
     if (threadIdx.x == 0) {

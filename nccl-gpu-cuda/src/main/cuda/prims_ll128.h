@@ -5,7 +5,9 @@
 // reaching the peer whole; here the order is explicit, so it holds on any link: a warp stores its
 // lines' data, fences, then its flag threads store the flags; a receiving warp's flag threads
 // poll the flags, fence, and the warp reads the data. The block meets once per step for the
-// credit (head) and to free the slot.
+// credit (head) and to free the slot. On a NET connection the step's tail follows its flags
+// (NCCL's postSend): with GPU Direct RDMA the lines lie in GPU memory, where the proxy cannot
+// check their flags.
 #pragma once
 
 #include "prims.h"
@@ -92,10 +94,12 @@ template <typename T, typename Red> struct n4j_prims_ll128 : n4j_prims_base<T, R
               *reinterpret_cast<volatile uint64_t*>(sl[j] + l * N4J_LL128_LINE + 120) = B::sendStep[j] + 1;
             }
           }
+          if (B::netSend()) __threadfence_system();
         }
       }
       __syncthreads();
       if (B::stopped()) return;
+      if (mode & N4J_SEND) B::postNetTails();
       if (mode & N4J_RECV) B::postHeads();
       B::advance(mode);
       done += n;

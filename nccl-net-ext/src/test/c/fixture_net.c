@@ -674,7 +674,10 @@ static struct {
   int (*pop)(void **ctx);
   int (*dtoh)(void *dst, unsigned long long src, size_t n);
   int (*htod)(unsigned long long dst, const void *src, size_t n);
+  int (*sync)(void *stream);
 } fxCu;
+/* The legacy default stream, where cuMemcpyHtoD copies (CUDA's CU_STREAM_LEGACY). */
+#define FX_CU_STREAM_LEGACY ((void *)0x1)
 #define FX_CU_POINTER_ATTRIBUTE_CONTEXT 1
 
 /* Call with fxLock held. */
@@ -691,7 +694,8 @@ static int fxCudaLoad(void) {
     *(void **)&fxCu.pop = dlsym(h, "cuCtxPopCurrent_v2");
     *(void **)&fxCu.dtoh = dlsym(h, "cuMemcpyDtoH_v2");
     *(void **)&fxCu.htod = dlsym(h, "cuMemcpyHtoD_v2");
-    fxCu.ok = fxCu.getAttr && fxCu.push && fxCu.pop && fxCu.dtoh && fxCu.htod;
+    *(void **)&fxCu.sync = dlsym(h, "cuStreamSynchronize");
+    fxCu.ok = fxCu.getAttr && fxCu.push && fxCu.pop && fxCu.dtoh && fxCu.htod && fxCu.sync;
     if (!fxCu.ok) WARN("regMr: libcuda.so.1 lacks a driver call the fixture needs");
   }
   return fxCu.ok;
@@ -706,8 +710,18 @@ static int fxCudaCopy(int toDevice, char *dev, char *host, size_t n) {
     WARN("%s: %p is not CUDA device memory the driver knows", toDevice ? "recv" : "send", dev);
     return 1;
   }
-  int rc = toDevice ? fxCu.htod((unsigned long long)(uintptr_t)dev, host, n)
-                    : fxCu.dtoh(host, (unsigned long long)(uintptr_t)dev, n);
+  int rc;
+  if (toDevice) {
+    /* From pageable memory cuMemcpyHtoD returns once the bytes are staged, maybe before they reach
+     * the device; a receive must not report done before. Waiting for the legacy stream it copies
+     * on does not wait for kernels on non-blocking streams (pinning the buffer would: registering
+     * and unregistering host memory synchronise the device, and the kernels wait for this
+     * receive). */
+    rc = fxCu.htod((unsigned long long)(uintptr_t)dev, host, n);
+    if (rc == 0) rc = fxCu.sync(FX_CU_STREAM_LEGACY);
+  } else {
+    rc = fxCu.dtoh(host, (unsigned long long)(uintptr_t)dev, n); /* returns once copied */
+  }
   void *popped;
   fxCu.pop(&popped);
   if (rc != 0) WARN("%s: CUDA copy of %zu bytes failed (CUresult %d)", toDevice ? "recv" : "send", n, rc);

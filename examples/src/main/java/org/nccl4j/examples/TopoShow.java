@@ -13,13 +13,14 @@ import org.nccl4j.CommConfig;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.device.DeviceBackends;
-import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.host.HostIdentity;
 import org.nccl4j.core.net.InitNet;
+import org.nccl4j.core.net.GdrProbe;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Params;
 import org.nccl4j.core.topo.detection.DetectedRank;
 import org.nccl4j.core.topo.detection.TopoDetector;
 import org.nccl4j.core.topo.sim.TopoSimulator;
@@ -72,7 +73,7 @@ final class TopoShow {
             List<DetectedRank> ranks = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 LocalDevice dev = backend.open(rankConfig);
-                boolean gdr = backend.describeGpu(dev.busId()).map(GpuDescription::gdr).orElse(false);
+                boolean gdr = GdrProbe.supported(net, backend, dev, config.integer(Params.CONNECT_TIMEOUT_MS));
                 ranks.add(new DetectedRank(r, 1, dev.busId(), backend.name(), dev.index() >= 0 ? dev.index() : r, numa,
                         gdr));
             }

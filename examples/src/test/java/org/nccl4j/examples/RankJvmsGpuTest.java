@@ -3,8 +3,13 @@ package org.nccl4j.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Set;
+import java.nio.file.Path;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -33,6 +38,11 @@ class RankJvmsGpuTest {
     private static final Pattern RANK_LINE = Pattern.compile("#  Rank +(\\d+) Group  0 Pid +(\\d+) on +\\S+ device +\\d+ "
             + "\\[[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]\\] cuda");
 
+    private static final Pattern RECEIVE_GDR_01 =
+            Pattern.compile("Channel 00 : 0\\[[0-9a-f]+\\] -> 1\\[[0-9a-f]+\\] \\[receive\\] via NET/Fixture/0/GDRDMA$");
+    private static final Pattern RECEIVE_GDR_10 =
+            Pattern.compile("Channel 00 : 1\\[[0-9a-f]+\\] -> 0\\[[0-9a-f]+\\] \\[receive\\] via NET/Fixture/0/GDRDMA$");
+
     @BeforeEach
     void needsGpu() {
         CudaGpu.requireOrSkip();
@@ -58,18 +68,34 @@ class RankJvmsGpuTest {
      * {@code -D}, which the launcher passes on): the rank JVMs connect through registered
      * {@code /dev/shm} segments (NCCL's SHM transport) or through the Socket network and their
      * proxy threads (NET), says the connection log, and AllReduce and Send/Recv still check out.
+     * GDR: the network is nccl-net-ext's test plugin that takes CUDA memory
+     * ({@code libnccl-net-fixture-cuda.so}, staging through host memory) with
+     * {@code NCCL_NET_GDR_LEVEL=SYS} and {@code NCCL_NET_GDR_READ=1}: every connection is GPU
+     * Direct RDMA ({@code /GDRDMA}), both directions.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"SHM", "NET"})
+    @ValueSource(strings = {"SHM", "NET", "GDR"})
     void otherTransportsAcrossRankJvms(String transport) {
         // This JVM's own parameters and log are fixed before the properties meant for the ranks.
         Config.global();
         Log.get();
-        boolean net = transport.equals("NET");
-        System.setProperty("nccl.p2p.disable", "1");
-        System.setProperty("nccl.shm.disable", net ? "1" : "0");
-        System.setProperty("nccl.debug", "INFO");
-        System.setProperty("nccl.debug.subsys", "INIT");
+        boolean gdr = transport.equals("GDR");
+        boolean net = gdr || transport.equals("NET");
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put("nccl.p2p.disable", "1");
+        props.put("nccl.shm.disable", net ? "1" : "0");
+        props.put("nccl.debug", "INFO");
+        props.put("nccl.debug.subsys", "INIT");
+        if (gdr) {
+            String dir = System.getProperty("nccl4j.fixtures");
+            Path plugin = dir == null ? null : Path.of(dir, "libnccl-net-fixture-cuda.so");
+            assumeTrue(plugin != null && Files.isRegularFile(plugin),
+                    "nccl-net-ext's fixture plugin is not built (nccl4j.fixtures=" + dir + ")");
+            props.put("nccl.net.plugin", plugin.toAbsolutePath().toString());
+            props.put("nccl.net.gdr.level", "SYS");
+            props.put("nccl.net.gdr.read", "1");
+        }
+        props.forEach(System::setProperty);
         try {
             String via = net ? "NET" : "direct shared memory";
             for (String op : new String[] {"allreduce", "sendrecv"}) {
@@ -79,11 +105,17 @@ class RankJvmsGpuTest {
                 for (String line : new String[] {"Channel 00 : 0 -> 1 via " + via, "Channel 00 : 1 -> 0 via " + via}) {
                     assertTrue(r.lines().stream().anyMatch(l -> l.endsWith(line)), line + " in\n" + r.text());
                 }
+                if (gdr) {
+                    // The network's own lines, one per receive end: NCCL's, with the bus ids.
+                    for (Pattern p : new Pattern[] {RECEIVE_GDR_01, RECEIVE_GDR_10}) {
+                        assertTrue(r.lines().stream().anyMatch(l -> p.matcher(l).find()), p + " in\n" + r.text());
+                    }
+                    assertTrue(r.lines().stream().noneMatch(l -> l.contains(" via NET/") && !l.endsWith("/GDRDMA")),
+                            "every NET connection is GPU Direct RDMA:\n" + r.text());
+                }
             }
         } finally {
-            for (String k : new String[] {"nccl.p2p.disable", "nccl.shm.disable", "nccl.debug", "nccl.debug.subsys"}) {
-                System.clearProperty(k);
-            }
+            props.keySet().forEach(System::clearProperty);
         }
     }
 

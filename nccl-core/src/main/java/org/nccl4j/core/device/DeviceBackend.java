@@ -48,4 +48,16 @@ public interface DeviceBackend {
     default Optional<GpuDescription> describeGpu(long busId) {
         return Optional.empty();
     }
+
+    /**
+     * Device memory of a rank's device, for NCCL's GPU Direct RDMA probe
+     * ({@code ncclGpuGdrSupport}, see {@link org.nccl4j.core.net.GdrProbe}).
+     *
+     * @param device the rank's device, from {@link #open}
+     * @param bytes  how much
+     * @return the memory, freed by closing it; empty for a backend without device memory (the host's)
+     */
+    default Optional<DeviceMemory> allocate(LocalDevice device, long bytes) {
+        return Optional.empty();
+    }
 }

@@ -11,10 +11,9 @@ import java.util.List;
  *                its sysfs directory is found from it
  * @param dev     the device ordinal ({@code <gpu dev>}), as NVML's index
  * @param sm      the compute capability, major * 10 + minor ({@code <gpu sm>})
- * @param gdr     whether the GPU supports GPUDirect RDMA
  * @param nvLinks the GPU's active P2P-capable NVLinks, one entry per remote device
  */
-public record GpuDescription(String busId, int dev, int sm, boolean gdr, List<NvLink> nvLinks) {
+public record GpuDescription(String busId, int dev, int sm, List<NvLink> nvLinks) {
     /** {@code tclass} of a GPU (display controller, 3D). */
     public static final String CLASS_GPU = "0x030200";
     /** {@code tclass} NCCL reads as an NVSwitch (and assumes for a remote device it cannot see). */

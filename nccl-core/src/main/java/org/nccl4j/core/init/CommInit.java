@@ -38,10 +38,10 @@ import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceBackends;
-import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.host.HostIdentity;
 import org.nccl4j.core.net.InitNet;
+import org.nccl4j.core.net.GdrProbe;
 import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
@@ -120,8 +120,7 @@ public final class CommInit {
             long commHash = HostIdentity.hash(id.toBytes());
             long hostHash = HostIdentity.hash(bytes(HostIdentity.hostString(config.string(Params.HOSTID)))) + commHash;
             long pidHash = HostIdentity.hash(bytes(HostIdentity.processString())) + commHash;
-            // NCCL's ncclGpuGdrSupport: what the backend knows of its GPU (the host backend: none).
-            boolean gdr = backend.describeGpu(dev.busId()).map(GpuDescription::gdr).orElse(false);
+            boolean gdr = GdrProbe.supported(net, backend, dev, config.integer(Params.CONNECT_TIMEOUT_MS));
             PeerInfo mine = new PeerInfo(rank, dev.index(), gdr, hostHash, pidHash, HostIdentity.shmDevice(),
                     dev.busId(), ProcessHandle.current().pid(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname(),
                     HostIdentity.numaNode());
@@ -274,8 +273,8 @@ public final class CommInit {
                 return proxy.get();
             }
         };
-        DeviceNetSetup netSetup = new DeviceNetSetup(rank, peers, commId, config, buffs, arena, net, proxies, abort,
-                bootstrap, deadline);
+        DeviceNetSetup netSetup = new DeviceNetSetup(rank, peers, commId, config, buffs, arena, net, topo.gdr(),
+                proxies, abort, bootstrap, deadline);
         DeviceCollectives onDevice = backend.connect(new InitDeviceContext(rank, dev, config,
                 plans.stream().map(p -> new DeviceChannel(p.ringUserRanks(), p.treeUp(), p.treeDown())).toList(),
                 plans.get(0).treeDepth(), buffs, peers, bootstrap, deadline, abort, failure, chooser,

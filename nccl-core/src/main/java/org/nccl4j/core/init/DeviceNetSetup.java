@@ -20,6 +20,7 @@ import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.transport.Conn;
+import org.nccl4j.core.transport.NetGdr;
 import org.nccl4j.core.transport.NetTransport;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
@@ -38,13 +39,14 @@ import org.nccl4j.core.wait.Deadline;
  * @param buffs     protocol buffer sizes
  * @param arena     the communicator's arena
  * @param net       the network initNet chose, or {@code null}
+ * @param gdr       where the connections use GPU Direct RDMA
  * @param proxy     the communicator's proxy thread, started on first use
  * @param abort     the abort flag
  * @param bootstrap for the handle exchange
  * @param deadline  the init deadline
  */
 record DeviceNetSetup(int rank, List<PeerInfo> peers, long commId, Config config, BuffSizes buffs, Arena arena,
-                      NetSelection net, Supplier<Proxy> proxy, AbortFlag abort, Bootstrap bootstrap,
+                      NetSelection net, NetGdr gdr, Supplier<Proxy> proxy, AbortFlag abort, Bootstrap bootstrap,
                       Deadline deadline) {
     Map<DeviceNetLink, DeviceNetConn> connect(List<DeviceNetLink> links, int tag, ConnAllocator memory) {
         if (links.isEmpty()) {
@@ -54,7 +56,8 @@ record DeviceNetSetup(int rank, List<PeerInfo> peers, long commId, Config config
             throw NcclException.of(Result.SYSTEM_ERROR, "rank " + rank + " reaches rank " + links.get(0).peer()
                     + " only through the network, and no network is usable", "run nccl4j doctor to see why initNet found none");
         }
-        TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, memory, net, proxy, abort);
+        TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, memory, gdr, net, proxy,
+                abort);
         List<TransportSetup.Link> sends = links.stream().filter(DeviceNetLink::send)
                 .map(l -> new TransportSetup.Link(l.channel(), l.peer())).toList();
         List<TransportSetup.Link> recvs = links.stream().filter(l -> !l.send())

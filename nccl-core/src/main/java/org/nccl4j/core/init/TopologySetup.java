@@ -23,11 +23,13 @@ import org.nccl4j.core.topo.detection.TopoDetector;
 import org.nccl4j.core.topo.paths.P2pChannels;
 import org.nccl4j.core.topo.paths.PathComputer;
 import org.nccl4j.core.topo.paths.PathPolicy;
+import org.nccl4j.core.transport.NetGdr;
 import org.nccl4j.core.topo.paths.TopoPeer;
 import org.nccl4j.core.topo.search.GraphPrinter;
 import org.nccl4j.core.topo.search.GraphSearch;
 import org.nccl4j.core.topo.search.GraphXml;
 import org.nccl4j.core.topo.search.TopoGraph;
+import org.nccl4j.core.topo.system.NodeType;
 import org.nccl4j.core.topo.system.TopoPrinter;
 import org.nccl4j.core.topo.system.TopoSystem;
 import org.nccl4j.core.topo.system.TopoSystemBuilder;
@@ -63,9 +65,11 @@ public final class TopologySetup {
      * @param p2p      the p2p channels
      * @param transports how this rank reaches each rank, by rank (its own: P2P)
      * @param p2pRead    by rank: P2P in read mode (the receiver reads the Simple FIFO from the sender's memory)
+     * @param gdr        where this rank's NET connections use GPU Direct RDMA
      */
     public record Topology(TopoSystem system, TopoGraph ring, TopoGraph tree, ChannelTopology channels, int[] rings,
-                         TuningModel model, P2pChannels p2p, DeviceTransport[] transports, boolean[] p2pRead) {
+                         TuningModel model, P2pChannels p2p, DeviceTransport[] transports, boolean[] p2pRead,
+                         NetGdr gdr) {
     }
 
     /**
@@ -96,6 +100,9 @@ public final class TopologySetup {
         TopoSystem system = TopoSystemBuilder.build(xml);
         PathPolicy policy = PathPolicy.from(config);
         PathComputer.computePaths(system, topoPeers, policy);
+        // Before trimming, which drops the NETs when every rank is on this node: NET connections
+        // between them (P2P and SHM disabled) still need the decision.
+        NetGdr gdr = gdr(system, topoPeers[rank], policy);
         int localRanks = PathComputer.trimSystem(system, rank, nRanks);
         PathComputer.computePaths(system, topoPeers, policy);
         DeviceTransport[] transports = transports(system, topoPeers, rank, policy);
@@ -141,7 +148,22 @@ public final class TopologySetup {
                 (int) config.integer(Params.MIN_P2P_NCHANNELS), (int) config.integer(Params.MAX_P2P_NCHANNELS));
         Log.info(Subsys.INIT, "%d coll channels, %d p2p channels, %d p2p channels per peer", channels.nChannels,
                 p2p.p2pnChannels(), p2p.p2pnChannelsPerPeer());
-        return new Topology(system, ring, tree, channels, rings, model, p2p, transports, p2pRead);
+        return new Topology(system, ring, tree, channels, rings, model, p2p, transports, p2pRead, gdr);
+    }
+
+    /** NCCL's {@code ncclTopoCheckGdr} for each network device, as the sending and the receiving end. */
+    private static NetGdr gdr(TopoSystem system, TopoPeer me, PathPolicy policy) {
+        int devs = system.count(NodeType.NET);
+        if (devs == 0 || system.idToIndex(NodeType.GPU, me.busId()) < 0) {
+            return NetGdr.NONE;
+        }
+        boolean[] send = new boolean[devs];
+        boolean[] recv = new boolean[devs];
+        for (int d = 0; d < devs; d++) {
+            send[d] = PathComputer.checkGdr(system, me.busId(), d, true, policy);
+            recv[d] = PathComputer.checkGdr(system, me.busId(), d, false, policy);
+        }
+        return new NetGdr(send, recv);
     }
 
     /**

@@ -194,9 +194,10 @@ public final class Params {
     /** GDRCopy details, not applied. */
     public static final Param GDRCOPY_TAIL_ENABLE = integer("NCCL_GDRCOPY_TAIL_ENABLE", "1",
             "1 = with GDRCopy, the receive tail too; " + NO_GDRCOPY, NO_GPU_MEMORY);
-    /** GPU Direct RDMA flush, not applied. */
+    /** GPU Direct RDMA flush (NCCL's IB transport), not applied. */
     public static final Param GDR_FLUSH_DISABLE = integer("NCCL_GDR_FLUSH_DISABLE", "0",
-            "1 = skip the IB read that flushes GPU Direct RDMA receives; read but not applied: no GPU Direct RDMA yet",
+            "1 = the IB net skips the RDMA read that flushes GPU Direct RDMA receives (the proxy asks every net to flush "
+                    + "them); read but not applied: nccl4j's IB net has no data path yet",
             NO_GPU_MEMORY);
     /** NVLink-bridge preconnect. */
     public static final Param NVB_PRECONNECT = integer("NCCL_NVB_PRECONNECT", "1",

@@ -6,7 +6,6 @@ import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.proto.Ll128Line;
 import org.nccl4j.core.proto.LlLine;
 import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.net.spi.MemoryHandle;
 import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.Request;
@@ -17,7 +16,8 @@ import org.nccl4j.net.spi.SendComm;
  * The kernel writes step {@code t} into slot {@code t % 8} of a protocol's local buffer and its
  * size into {@code sizesFifo}. A Simple step is ready once the kernel publishes
  * {@code tail = t + 1}; an LL or LL128 step, whose tag the kernel wrote first, once every line
- * of it carries the step's flag (the kernel publishes no tail for those). This task hands ready
+ * of it carries the step's flag, except an LL128 step in GPU memory (GPU Direct RDMA), which this
+ * task cannot read: it is ready at the tail the kernel publishes after it too. This task hands ready
  * steps to {@code isend} strictly in order and, as each send completes, publishes
  * {@code head = t + 1}: the kernel may then reuse the slot.
  */
@@ -30,17 +30,16 @@ public final class NetSendTask extends NetTask {
     /**
      * @param net         the network
      * @param comm        the send endpoint
-     * @param mhandle     registration of {@code buff} with {@code comm}
-     * @param buff        the protocol buffers the kernel writes
+     * @param buffs       the protocol buffers the kernel writes, registered with {@code comm}
      * @param sizes       their sizes
      * @param recvMem     header where the kernel publishes its tail, step sizes and tags
      * @param sendMem     header where this task publishes the head (credit)
      * @param description the connection, for messages
      * @param peer        the receiving rank, for messages
      */
-    public NetSendTask(Net net, SendComm comm, MemoryHandle mhandle, MemorySegment buff, BuffSizes sizes,
-                       MemorySegment recvMem, MemorySegment sendMem, String description, int peer) {
-        super(net, comm, mhandle, buff, sizes, recvMem, sendMem, description, peer);
+    public NetSendTask(Net net, SendComm comm, NetBuffers buffs, BuffSizes sizes, MemorySegment recvMem,
+                       MemorySegment sendMem, String description, int peer) {
+        super(net, comm, buffs, sizes, recvMem, sendMem, description, peer);
     }
 
     @Override
@@ -63,12 +62,13 @@ public final class NetSendTask extends NetTask {
                         + sizes.stepSize(p) + " bytes");
             }
             MemorySegment data = slot(p, slot, size);
-            if (p != Protocol.SIMPLE && !flagsReady(p, data, sent)) {
+            boolean ready = p == Protocol.SIMPLE || (buffs.onDevice(p) ? sent < tail : flagsReady(p, data, sent));
+            if (!ready) {
                 break;
             }
             op = "isend";
             opStep = sent;
-            Request r = net.isend((SendComm) comm, data, mhandle);
+            Request r = net.isend((SendComm) comm, data, buffs.handle(p));
             if (r == null) {
                 break; // the network cannot take it now; retry on the next pass
             }

@@ -1,6 +1,10 @@
 package org.nccl4j.core.proxy;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
@@ -14,8 +18,8 @@ import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.Request;
 
 /**
- * What the NET send and receive tasks share: the network endpoint and its registration, the
- * local protocol buffers with their two headers, a ring of at most {@link Net#MAX_REQUESTS} requests
+ * What the NET send and receive tasks share: the network endpoint, the local protocol buffers
+ * with their registrations and their two headers, a ring of at most {@link Net#MAX_REQUESTS} requests
  * (one per step slot), and the translation of plugin failures into {@link NcclException}s.
  *
  * <p>{@link #progress} and {@link #close} are synchronized: the proxy thread progresses the task
@@ -27,11 +31,9 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
     protected final Net net;
     /** The send or receive endpoint. */
     protected final Comm comm;
-    /** Registration of {@link #buff}. */
-    protected final MemoryHandle mhandle;
-    /** The protocol buffers, each {@code NCCL_STEPS} slots. */
-    protected final MemorySegment buff;
-    /** Their sizes and places. */
+    /** The protocol buffers, each {@code NCCL_STEPS} slots, and their registrations. */
+    protected final NetBuffers buffs;
+    /** Their sizes. */
     protected final BuffSizes sizes;
     /** Receive header: {@code tail} and {@code sizesFifo}. */
     protected final MemorySegment recvMem;
@@ -52,20 +54,18 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
     /**
      * @param net         the network
      * @param comm        its endpoint for this connection
-     * @param mhandle     registration of {@code buff} with {@code comm}
-     * @param buff        the protocol buffers
+     * @param buffs       the protocol buffers, registered with {@code comm}
      * @param sizes       their sizes
      * @param recvMem     the receive header (tail, sizes, tags)
      * @param sendMem     the send header (head)
      * @param description the connection, for messages ({@code Channel 00 : 0[0] -> 1[0] [send] via NET/Socket/0})
      * @param peer        the rank at the other end, for messages
      */
-    NetTask(Net net, Comm comm, MemoryHandle mhandle, MemorySegment buff, BuffSizes sizes, MemorySegment recvMem,
-            MemorySegment sendMem, String description, int peer) {
+    NetTask(Net net, Comm comm, NetBuffers buffs, BuffSizes sizes, MemorySegment recvMem, MemorySegment sendMem,
+            String description, int peer) {
         this.net = net;
         this.comm = comm;
-        this.mhandle = mhandle;
-        this.buff = buff;
+        this.buffs = buffs;
         this.sizes = sizes;
         this.recvMem = recvMem;
         this.sendMem = sendMem;
@@ -101,7 +101,7 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
      * @return that part of the protocol's buffer
      */
     final MemorySegment slot(Protocol p, int slot, long size) {
-        return buff.asSlice(sizes.offset(p) + (long) slot * sizes.stepSize(p), size);
+        return buffs.buff(p).asSlice((long) slot * sizes.stepSize(p), size);
     }
 
     /** @return the connection, for messages */
@@ -122,17 +122,21 @@ public abstract sealed class NetTask implements ProxyTask permits NetSendTask, N
         return closed;
     }
 
-    /** Releases the registration and closes the endpoint; later calls do nothing. */
+    /** Releases the registrations and closes the endpoint; later calls do nothing. */
     @Override
     public final synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        try {
-            net.deregMr(comm, mhandle);
-        } catch (NetException | RuntimeException e) {
-            Log.info(Subsys.NET, "%s: deregMr failed: %s", description, e.getMessage());
+        Set<MemoryHandle> handles = Collections.newSetFromMap(new IdentityHashMap<>());
+        handles.addAll(Arrays.asList(buffs.handles()));
+        for (MemoryHandle h : handles) {
+            try {
+                net.deregMr(comm, h);
+            } catch (NetException | RuntimeException e) {
+                Log.info(Subsys.NET, "%s: deregMr failed: %s", description, e.getMessage());
+            }
         }
         try {
             closeComm();

@@ -40,16 +40,42 @@ public final class Conn {
      */
     public Conn(String description, MemorySegment buffs, BuffSizes sizes, MemorySegment publishHeader,
                 MemorySegment waitHeader, PeerCheck peerCheck, Runnable onPublish, AutoCloseable resources) {
+        this(description, split(buffs, sizes), sizes, publishHeader, waitHeader, peerCheck, onPublish, resources);
+    }
+
+    /**
+     * @param description   {@code "channel 0 send to rank 1 via NET/Socket/0"}, for errors
+     * @param buffs         by protocol code, its buffer ({@link BuffSizes#size} bytes), wherever it lies
+     * @param sizes         their sizes
+     * @param publishHeader header whose counter this side advances
+     * @param waitHeader    header whose counter this side waits on
+     * @param peerCheck     tells whether the peer is still there while waiting
+     * @param onPublish     run after each publish (wakes a proxy), or {@code null} without a proxy
+     * @param resources     closed with the connection
+     */
+    public Conn(String description, MemorySegment[] buffs, BuffSizes sizes, MemorySegment publishHeader,
+                MemorySegment waitHeader, PeerCheck peerCheck, Runnable onPublish, AutoCloseable resources) {
         this.description = description;
         this.sizes = sizes;
-        for (Protocol p : Protocol.values()) {
-            this.buffs[p.ordinal()] = buffs.asSlice(sizes.offset(p), sizes.size(p));
-        }
+        System.arraycopy(buffs, 0, this.buffs, 0, this.buffs.length);
         this.publishHeader = publishHeader;
         this.waitHeader = waitHeader;
         this.peerCheck = peerCheck;
         this.onPublish = onPublish;
         this.resources = resources;
+    }
+
+    /**
+     * @param buffs the protocol buffers, one after the other
+     * @param sizes their sizes and offsets
+     * @return each protocol's buffer, by protocol code
+     */
+    public static MemorySegment[] split(MemorySegment buffs, BuffSizes sizes) {
+        MemorySegment[] by = new MemorySegment[Protocol.values().length];
+        for (Protocol p : Protocol.values()) {
+            by[p.code()] = buffs.asSlice(sizes.offset(p), sizes.size(p));
+        }
+        return by;
     }
 
     /** @return what this connection is, for messages */
@@ -62,7 +88,7 @@ public final class Conn {
      * @return its buffer: {@link ConnMem#STEPS} slots of {@link #stepSize(Protocol)} bytes
      */
     public MemorySegment buff(Protocol p) {
-        return buffs[p.ordinal()];
+        return buffs[p.code()];
     }
 
     /**
@@ -80,7 +106,7 @@ public final class Conn {
      */
     public MemorySegment slot(Protocol p, long s) {
         int size = sizes.stepSize(p);
-        return buffs[p.ordinal()].asSlice((s % ConnMem.STEPS) * size, size);
+        return buffs[p.code()].asSlice((s % ConnMem.STEPS) * size, size);
     }
 
     /** @return the Simple buffer */

@@ -19,13 +19,22 @@ import org.nccl4j.net.spi.Net;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.RecvComm;
 import org.nccl4j.net.spi.SendComm;
+import org.nccl4j.core.conn.BuffSizes;
 import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.proxy.NetBuffers;
+import org.nccl4j.net.spi.Comm;
 
 /**
  * Ranks connect through the network chosen by initNet ({@code "NET"}, NCCL's {@code net.cc}):
  * the last resort, it connects any two ranks. The kernel only touches local memory: a step
  * buffer per protocol and two headers per connection; the communicator's {@link Proxy} moves the steps with
  * the plugin's {@code isend}/{@code irecv} ({@link NetSendTask}, {@link NetRecvTask}).
+ *
+ * <p>With GPU Direct RDMA ({@link NetGdr}, decided at init as NCCL's {@code ncclTopoCheckGdr}), a
+ * send end's LL128 and Simple buffers and all of a receive end's buffers lie in GPU memory,
+ * registered as {@link Net#PTR_CUDA}, as in NCCL's {@code netSendSetup}/{@code netRecvSetup}; the
+ * headers stay in host memory, where the proxy reads and writes them.
  *
  * <p>The receiver listens in {@code setupRecv} and ships the plugin's handle; the sender
  * connects in {@code connectSend}, the receiver accepts in {@code connectRecv}. Both retry the
@@ -54,8 +63,8 @@ public final class NetTransport implements Transport {
         return channel % Math.max(1, ctx.net().devices());
     }
 
-    private static String via(Net net, int dev) {
-        return "NET/" + net.name() + "/" + dev;
+    private static String via(Net net, int dev, boolean gdr) {
+        return "NET/" + net.name() + "/" + dev + (gdr ? "/GDRDMA" : "");
     }
 
     /** The receiver's listening endpoint until the sender connects. */
@@ -78,7 +87,8 @@ public final class NetTransport implements Transport {
             ListenComm l = net.listen(dev, handle);
             return new Setup(channel, peer, handle, new Listening(dev, l));
         } catch (NetException e) {
-            throw control(ChannelLine.of(ctx, channel, peer, ctx.rank(), "[receive] ", via(net, dev)), peer, "listen", e);
+            throw control(ChannelLine.of(ctx, channel, peer, ctx.rank(), "[receive] ", via(net, dev, ctx.gdr().uses(dev,
+                    false))), peer, "listen", e);
         }
     }
 
@@ -88,16 +98,17 @@ public final class NetTransport implements Transport {
         Net net = ctx.net().net();
         int dev = (Integer) mine.state();
         int peer = mine.peer();
-        String desc = ChannelLine.of(ctx, mine.channel(), ctx.rank(), peer, "[send] ", via(net, dev));
+        boolean gdr = ctx.gdr().uses(dev, true);
+        String desc = ChannelLine.of(ctx, mine.channel(), ctx.rank(), peer, "[send] ", via(net, dev, gdr));
         SendComm comm = retry(ctx, desc, peer, "connect", () -> net.connect(dev, peerInfo));
         try {
-            Mem m = Mem.allocate(ctx);
-            MemoryHandle mh = net.regMr(comm, m.buff, Net.PTR_HOST);
+            Mem m = Mem.allocate(ctx, gdr, true);
+            NetBuffers buffs = m.register(net, comm);
             Proxy proxy = ctx.proxy().get();
-            NetSendTask task = new NetSendTask(net, comm, mh, m.buff, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
+            NetSendTask task = new NetSendTask(net, comm, buffs, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
             proxy.add(task);
             // The kernel publishes its tail (and sizes) in recvMem and waits for credit in sendMem.
-            return new Conn(desc, m.buff, ctx.buffs(), m.recvMem, m.sendMem, peerCheck(ctx, peer), proxy::wake,
+            return new Conn(desc, buffs.buffs(), ctx.buffs(), m.recvMem, m.sendMem, peerCheck(ctx, peer), proxy::wake,
                     task);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeSend(comm));
@@ -111,7 +122,8 @@ public final class NetTransport implements Transport {
         Net net = ctx.net().net();
         Listening l = (Listening) mine.state();
         int peer = mine.peer();
-        String desc = ChannelLine.of(ctx, mine.channel(), peer, ctx.rank(), "[receive] ", via(net, l.dev()));
+        boolean gdr = ctx.gdr().uses(l.dev(), false);
+        String desc = ChannelLine.of(ctx, mine.channel(), peer, ctx.rank(), "[receive] ", via(net, l.dev(), gdr));
         RecvComm comm;
         try {
             comm = retry(ctx, desc, peer, "accept", () -> net.accept(l.listenComm()));
@@ -119,14 +131,14 @@ public final class NetTransport implements Transport {
             closeQuietly(() -> net.closeListen(l.listenComm()));
         }
         try {
-            Mem m = Mem.allocate(ctx);
-            MemoryHandle mh = net.regMr(comm, m.buff, Net.PTR_HOST);
+            Mem m = Mem.allocate(ctx, gdr, false);
+            NetBuffers buffs = m.register(net, comm);
             Proxy proxy = ctx.proxy().get();
-            NetRecvTask task = new NetRecvTask(net, comm, mh, m.buff, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
+            NetRecvTask task = new NetRecvTask(net, comm, buffs, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
             proxy.add(task);
             Log.info(Subsys.INIT | Subsys.NET, "%s", desc);
             // The kernel publishes its head in sendMem and waits for the tail in recvMem.
-            return new Conn(desc, m.buff, ctx.buffs(), m.sendMem, m.recvMem, peerCheck(ctx, peer), proxy::wake,
+            return new Conn(desc, buffs.buffs(), ctx.buffs(), m.sendMem, m.recvMem, peerCheck(ctx, peer), proxy::wake,
                     task);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeRecv(comm));
@@ -134,12 +146,66 @@ public final class NetTransport implements Transport {
         }
     }
 
-    /** Local connection memory: a receive header followed by the protocol buffers, and a send header. */
-    private record Mem(MemorySegment recvMem, MemorySegment buff, MemorySegment sendMem) {
-        static Mem allocate(TransportContext ctx) {
-            MemorySegment recvMem = ctx.memory().allocate(ctx.recvMemSize(), ConnMem.HEADER);
+    /**
+     * Local connection memory: a receive header followed by the protocol buffers in host memory,
+     * a send header, and the protocol buffers in GPU memory, if any.
+     *
+     * @param recvMem the receive header and the host buffers
+     * @param sendMem the send header
+     * @param device  the GPU buffers, or {@code null}
+     * @param buffs   by protocol code, its buffer in one of them
+     * @param onDevice by protocol code, whether it is in {@code device}
+     */
+    private record Mem(MemorySegment recvMem, MemorySegment sendMem, MemorySegment device, MemorySegment[] buffs,
+                       boolean[] onDevice) {
+        /**
+         * NCCL's placement: with GPU Direct RDMA, everything but a send end's LL buffer (which the
+         * proxy reads, flag by flag) in GPU memory.
+         */
+        static Mem allocate(TransportContext ctx, boolean gdr, boolean send) {
+            BuffSizes sizes = ctx.buffs();
+            boolean[] onDevice = new boolean[Protocol.values().length];
+            long[] offsets = new long[onDevice.length];
+            long host = 0;
+            long device = 0;
+            for (Protocol p : Protocol.values()) {
+                onDevice[p.code()] = gdr && !(send && p == Protocol.LL);
+                offsets[p.code()] = onDevice[p.code()] ? device : host;
+                if (onDevice[p.code()]) {
+                    device += sizes.size(p);
+                } else {
+                    host += sizes.size(p);
+                }
+            }
+            MemorySegment recvMem = ctx.memory().allocate(ConnMem.HEADER + host, ConnMem.HEADER);
             MemorySegment sendMem = ctx.memory().allocate(ConnMem.HEADER, ConnMem.HEADER);
-            return new Mem(recvMem, recvMem.asSlice(ConnMem.HEADER), sendMem);
+            MemorySegment dev = device > 0 ? ctx.memory().allocateDevice(device) : null;
+            MemorySegment[] buffs = new MemorySegment[onDevice.length];
+            for (Protocol p : Protocol.values()) {
+                MemorySegment region = onDevice[p.code()] ? dev : recvMem.asSlice(ConnMem.HEADER);
+                buffs[p.code()] = region.asSlice(offsets[p.code()], sizes.size(p));
+            }
+            return new Mem(recvMem, sendMem, dev, buffs, onDevice);
+        }
+
+        /** Registers the host buffers ({@link Net#PTR_HOST}) and the GPU ones ({@link Net#PTR_CUDA}) with an endpoint. */
+        NetBuffers register(Net net, Comm comm) throws NetException {
+            MemorySegment hostBuffs = recvMem.asSlice(ConnMem.HEADER);
+            MemoryHandle hostHandle = hostBuffs.byteSize() > 0 ? net.regMr(comm, hostBuffs, Net.PTR_HOST) : null;
+            MemoryHandle deviceHandle = null;
+            try {
+                deviceHandle = device != null ? net.regMr(comm, device, Net.PTR_CUDA) : null;
+            } catch (NetException | RuntimeException e) {
+                if (hostHandle != null) {
+                    closeQuietly(() -> net.deregMr(comm, hostHandle));
+                }
+                throw e;
+            }
+            MemoryHandle[] handles = new MemoryHandle[buffs.length];
+            for (int p = 0; p < buffs.length; p++) {
+                handles[p] = onDevice[p] ? deviceHandle : hostHandle;
+            }
+            return new NetBuffers(buffs, handles, onDevice);
         }
     }
 

@@ -22,16 +22,17 @@ import org.nccl4j.core.conn.ConnAllocator;
  * @param buffs    protocol buffer bytes per connection
  * @param arena    owns this communicator's connection memory
  * @param memory   allocates the connection memory a kernel touches (the arena's, or a device backend's)
+ * @param gdr      where NET connections put their buffers in GPU memory (GPU Direct RDMA)
  * @param net      the network chosen by initNet
  * @param proxy    the communicator's proxy thread, started on first use
  * @param abort    the abort flag
  */
 public record TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, BuffSizes buffs, Arena arena,
-                               ConnAllocator memory, NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
+                               ConnAllocator memory, NetGdr gdr, NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
     /** A host engine's context: connection memory from the arena. */
     public TransportContext(int rank, List<PeerInfo> peers, long commId, Config config, BuffSizes buffs, Arena arena,
                             NetSelection net, Supplier<Proxy> proxy, AbortFlag abort) {
-        this(rank, peers, commId, config, buffs, arena, arena::allocate, net, proxy, abort);
+        this(rank, peers, commId, config, buffs, arena, arena::allocate, NetGdr.NONE, net, proxy, abort);
     }
 
     /** @return number of ranks */

@@ -165,7 +165,7 @@ public final class TransportSetup {
         Runnable forward = () -> local.set("aborted");
         ctx.abort().onAbort(forward);
         TransportContext c = new TransportContext(ctx.rank(), ctx.peers(), ctx.commId(), ctx.config(), ctx.buffs(),
-                ctx.arena(), ctx.memory(), ctx.net(), ctx.proxy(), local);
+                ctx.arena(), ctx.memory(), ctx.gdr(), ctx.net(), ctx.proxy(), local);
         AtomicReference<Throwable> first = new AtomicReference<>();
         Map<Link, Conn> accepted = new HashMap<>();
         Thread acceptor = Thread.ofPlatform().daemon().name("nccl4j-accept-r" + ctx.rank() + "-from-r" + recvs.peer())

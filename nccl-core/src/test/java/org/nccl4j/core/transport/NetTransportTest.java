@@ -40,7 +40,7 @@ class NetTransportTest {
     private static final long PID = ProcessHandle.current().pid();
 
     /** Rank 0 sends, rank 1 receives; each has a proxy recording its async errors. */
-    private static final class TwoRanks implements AutoCloseable {
+    static final class TwoRanks implements AutoCloseable {
         final Arena arena = Arena.ofShared();
         final AbortFlag abort0 = new AbortFlag();
         final AbortFlag abort1 = new AbortFlag();
@@ -53,17 +53,22 @@ class NetTransportTest {
         final NetTransport t = new NetTransport();
 
         TwoRanks(Net net, Config config) throws Exception {
-            this(net, config, null);
+            this(net, config, null, NetGdr.NONE);
         }
 
-        /** @param memory where both ranks' connection memory comes from, or null for the arena */
-        TwoRanks(Net net, Config config, ConnAllocator memory) throws Exception {
+        /**
+         * @param memory where both ranks' connection memory comes from, or null for the arena
+         * @param gdr    where they use GPU Direct RDMA
+         */
+        TwoRanks(Net net, Config config, ConnAllocator memory, NetGdr gdr) throws Exception {
             List<PeerInfo> peers = List.of(StepKit.peer(0, 7, 100, PID), StepKit.peer(1, 8, 200, PID));
             NetSelection sel = new NetSelection(net, net.devices(), List.of());
             long commId = ThreadLocalRandom.current().nextLong();
             ConnAllocator m = memory == null ? arena::allocate : memory;
-            c0 = new TransportContext(0, peers, commId, config, StepKit.buffs(BUFF), arena, m, sel, () -> proxy0, abort0);
-            c1 = new TransportContext(1, peers, commId, config, StepKit.buffs(BUFF), arena, m, sel, () -> proxy1, abort1);
+            c0 = new TransportContext(0, peers, commId, config, StepKit.buffs(BUFF), arena, m, gdr, sel, () -> proxy0,
+                    abort0);
+            c1 = new TransportContext(1, peers, commId, config, StepKit.buffs(BUFF), arena, m, gdr, sel, () -> proxy1,
+                    abort1);
         }
 
         /** @return the send connection (rank 0) and the receive connection (rank 1) of a channel */
@@ -86,7 +91,7 @@ class NetTransportTest {
         }
     }
 
-    private static void stream(Conn sc, Conn rc, long steps) throws Exception {
+    static void stream(Conn sc, Conn rc, long steps) throws Exception {
         Deadline d = Deadline.afterMillis(60_000);
         StepKit.concurrently(60_000, () -> {
             StepKit.send(sc, steps, d);
@@ -129,7 +134,7 @@ class NetTransportTest {
                 given.add(m);
                 return m;
             };
-            try (TwoRanks r = new TwoRanks(new LoopbackNet(3, 2), StepKit.config(Map.of()), memory)) {
+            try (TwoRanks r = new TwoRanks(new LoopbackNet(3, 2), StepKit.config(Map.of()), memory, NetGdr.NONE)) {
                 Conn[] c = r.connect(0);
                 for (Conn conn : c) {
                     for (Protocol p : Protocol.values()) {

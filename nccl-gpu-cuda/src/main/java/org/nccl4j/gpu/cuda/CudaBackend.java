@@ -1,5 +1,6 @@
 package org.nccl4j.gpu.cuda;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.NcclException;
@@ -10,10 +11,12 @@ import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.device.DeviceCollectives;
+import org.nccl4j.core.device.DeviceMemory;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.Device;
 import org.nccl4j.gpu.cuda.engine.CudaCollectives;
 import org.nccl4j.gpu.cuda.fatbin.FatbinResource;
+import org.nccl4j.gpu.cuda.driver.CudaContext;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
 
 /**
@@ -74,6 +77,25 @@ public final class CudaBackend implements DeviceBackend {
     @Override
     public Optional<GpuDescription> describeGpu(long busId) {
         return GpuTopology.describe(driver, busId);
+    }
+
+    /** {@inheritDoc} {@code cuMemAlloc} in the device's primary context. */
+    @Override
+    public Optional<DeviceMemory> allocate(LocalDevice device, long bytes) {
+        CudaContext ctx = driver.primaryContext(device.index());
+        long dptr = ctx.memAlloc(bytes);
+        MemorySegment segment = MemorySegment.ofAddress(dptr).reinterpret(bytes);
+        return Optional.of(new DeviceMemory() {
+            @Override
+            public MemorySegment segment() {
+                return segment;
+            }
+
+            @Override
+            public void close() {
+                ctx.memFree(dptr);
+            }
+        });
     }
 
     @Override

@@ -1,7 +1,5 @@
 package org.nccl4j.gpu.cuda;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -13,13 +11,10 @@ import org.nccl4j.gpu.cuda.driver.Nvml;
  * The cuda backend's answer to topology detection ({@code ncclTopoFillGpu}'s CUDA and NVML
  * queries): a GPU's ordinal and compute capability from the driver API when this process sees
  * it, else from NVML (a GPU of another process, hidden here by {@code CUDA_VISIBLE_DEVICES});
- * its NVLinks from NVML; GPUDirect RDMA from the kernel's peer-memory module.
+ * its NVLinks from NVML. (GPU Direct RDMA is what the network accepts: init's
+ * {@link org.nccl4j.core.net.GdrProbe}.)
  */
 final class GpuTopology {
-    /** Where the NVIDIA peer-memory modules announce themselves (NCCL's IB transport checks the same). */
-    private static final List<Path> PEER_MEMORY = List.of(Path.of("/sys/kernel/mm/memory_peers/nv_mem/version"),
-            Path.of("/sys/module/nvidia_peermem/version"));
-
     private GpuTopology() {
     }
 
@@ -51,7 +46,7 @@ final class GpuTopology {
             sm = cc.getAsInt();
         }
         List<GpuDescription.NvLink> links = nvml.map(n -> n.nvLinks(text, sm)).orElse(List.of());
-        return Optional.of(new GpuDescription(text, dev, sm, gdr(), links));
+        return Optional.of(new GpuDescription(text, dev, sm, links));
     }
 
     /** The bus id of a shared-device id's GPU: a visible one, else one NVML sees; -1 if none. */
@@ -79,9 +74,5 @@ final class GpuTopology {
             }
         }
         return -1;
-    }
-
-    private static boolean gdr() {
-        return PEER_MEMORY.stream().anyMatch(Files::exists);
     }
 }

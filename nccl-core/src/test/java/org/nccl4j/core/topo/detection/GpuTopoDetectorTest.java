@@ -78,7 +78,7 @@ class GpuTopoDetectorTest {
 
     @Test
     void onePcieGpuSitsAtItsSysfsPlaceWithItsComputeCapability() throws Exception {
-        GpuDescription g = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90, false, List.of());
+        GpuDescription g = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90, List.of());
         TopoXml xml = detect(List.of(rank(0, FakeGpuSysfs.GPU0, 0)), Map.of(CNum.busIdToInt64(FakeGpuSysfs.GPU0), g));
         assertEquals("<system version=\"1\">\n" + CPU + SWITCH + gpuPci(FakeGpuSysfs.GPU0)
                 + "        <gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"0\"/>\n"
@@ -87,9 +87,9 @@ class GpuTopoDetectorTest {
 
     @Test
     void twoGpusWithNvLinksToEachOther() throws Exception {
-        GpuDescription g0 = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90, false,
+        GpuDescription g0 = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90,
                 List.of(new NvLink(FakeGpuSysfs.GPU1, GpuDescription.CLASS_GPU, 4)));
-        GpuDescription g1 = new GpuDescription(FakeGpuSysfs.GPU1, 1, 90, false,
+        GpuDescription g1 = new GpuDescription(FakeGpuSysfs.GPU1, 1, 90,
                 List.of(new NvLink(FakeGpuSysfs.GPU0, GpuDescription.CLASS_GPU, 4)));
         TopoXml xml = detect(List.of(rank(0, FakeGpuSysfs.GPU0, 0), rank(1, FakeGpuSysfs.GPU1, 1)),
                 Map.of(CNum.busIdToInt64(FakeGpuSysfs.GPU0), g0, CNum.busIdToInt64(FakeGpuSysfs.GPU1), g1));
@@ -115,7 +115,7 @@ class GpuTopoDetectorTest {
 
     @Test
     void nvLinksToNvSwitchesTakeTheirClassFromSysfsElseTheBackendElseNvSwitch() throws Exception {
-        GpuDescription g = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90, true, List.of(
+        GpuDescription g = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90, List.of(
                 new NvLink(FakeGpuSysfs.NVSWITCH, null, 6),
                 new NvLink("0000:06:00.0", GpuDescription.CLASS_NVSWITCH, 6),
                 new NvLink("fffffff:ffff:ff", null, 6)));
@@ -133,7 +133,7 @@ class GpuTopoDetectorTest {
 
     @Test
     void sharedDeviceRanksSitBesideTheirGpuAndTheSearchConnectsThem() throws Exception {
-        GpuDescription g = new GpuDescription(FakeGpuSysfs.GPU1, 1, 90, false, List.of());
+        GpuDescription g = new GpuDescription(FakeGpuSysfs.GPU1, 1, 90, List.of());
         long base = (1L << 62) | (4242L << 20);
         List<DetectedRank> ranks = new ArrayList<>();
         Map<Long, GpuDescription> gpus = new java.util.HashMap<>();

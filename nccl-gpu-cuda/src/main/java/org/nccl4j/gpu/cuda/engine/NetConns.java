@@ -2,9 +2,12 @@ package org.nccl4j.gpu.cuda.engine;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import org.nccl4j.core.conn.ConnAllocator;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceNetConn;
@@ -13,29 +16,37 @@ import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 
 /**
- * A rank's network connections (NCCL's NET transport without GPU Direct RDMA): nccl-core connects
- * them through the communicator's network plugin and moves their steps with its proxy thread
- * ({@link DeviceCommContext#connectNet}); their FIFOs and headers lie in pinned host memory
- * mapped into the GPU's address space, which this class allocates, so the kernels write and read
- * them across the bus. A send end's kernel tells the proxy each step's size and tag in the
- * receive header; a receive end's kernel announces the tags of the steps it waits for.
+ * A rank's network connections (NCCL's NET transport): nccl-core connects them through the
+ * communicator's network plugin and moves their steps with its proxy thread
+ * ({@link DeviceCommContext#connectNet}); their headers, and their FIFOs without GPU Direct RDMA,
+ * lie in pinned host memory mapped into the GPU's address space, which this class allocates, so
+ * the kernels write and read them across the bus; with GPU Direct RDMA the FIFOs the network
+ * reads or writes directly lie in the GPU's memory, which this class allocates too. A send end's
+ * kernel tells the proxy each step's size and tag in the receive header; a receive end's kernel
+ * announces the tags of the steps it waits for.
  */
 final class NetConns implements AutoCloseable {
     private final CudaContext ctx;
     private final DeviceCommContext comm;
     private final Map<DeviceNetLink, DeviceNetConn> conns;
-    /** Pinned allocations by host address: their device addresses and sizes. */
+    /**
+     * Allocations by the address nccl-core sees: their device addresses and sizes (pinned host
+     * memory, mapped; device memory, the same address).
+     */
     private final TreeMap<Long, long[]> pinned;
+    /** Which of them are device memory. */
+    private final Set<Long> device;
     private final Map<DeviceNetLink, Long> steps;
     /** Any of the connections, to wake their one proxy thread; null without any. */
     private final DeviceNetConn any;
 
     private NetConns(CudaContext ctx, DeviceCommContext comm, Map<DeviceNetLink, DeviceNetConn> conns,
-                     TreeMap<Long, long[]> pinned, Map<DeviceNetLink, Long> steps) {
+                     TreeMap<Long, long[]> pinned, Set<Long> device, Map<DeviceNetLink, Long> steps) {
         this.ctx = ctx;
         this.comm = comm;
         this.conns = conns;
         this.pinned = pinned;
+        this.device = device;
         this.steps = steps;
         this.any = conns.values().stream().findAny().orElse(null);
     }
@@ -49,15 +60,31 @@ final class NetConns implements AutoCloseable {
      */
     static NetConns connect(CudaContext ctx, DeviceCommContext comm, List<DeviceNetLink> links, int tag) {
         TreeMap<Long, long[]> pinned = new TreeMap<>();
+        Set<Long> device = new HashSet<>();
         Map<DeviceNetLink, DeviceNetConn> conns = Map.of();
         try {
-            conns = comm.connectNet(links, tag, (bytes, alignment) -> {
-                // cuMemHostAlloc gives page-aligned, zeroed memory: headers (4096-aligned) need no more.
-                long host = ctx.hostAllocMapped(bytes);
-                synchronized (pinned) {
-                    pinned.put(host, new long[] {ctx.devicePointerOf(host), bytes});
+            conns = comm.connectNet(links, tag, new ConnAllocator() {
+                @Override
+                public MemorySegment allocate(long bytes, long alignment) {
+                    // cuMemHostAlloc gives page-aligned, zeroed memory: headers (4096-aligned) need no more.
+                    long host = ctx.hostAllocMapped(bytes);
+                    synchronized (pinned) {
+                        pinned.put(host, new long[] {ctx.devicePointerOf(host), bytes});
+                    }
+                    return MemorySegment.ofAddress(host).reinterpret(bytes);
                 }
-                return MemorySegment.ofAddress(host).reinterpret(bytes);
+
+                @Override
+                public MemorySegment allocateDevice(long bytes) {
+                    long dptr = ctx.memAlloc(bytes);
+                    synchronized (pinned) {
+                        pinned.put(dptr, new long[] {dptr, bytes});
+                        device.add(dptr);
+                    }
+                    ctx.memsetD8(dptr, 0, bytes, 0);
+                    ctx.streamSynchronize(0);
+                    return MemorySegment.ofAddress(dptr).reinterpret(bytes);
+                }
             });
             // Each end's step count, across launches: one word each in pinned memory too.
             Map<DeviceNetLink, Long> steps = new java.util.HashMap<>();
@@ -69,20 +96,31 @@ final class NetConns implements AutoCloseable {
                     steps.put(links.get(k), dev + 8L * k);
                 }
             }
-            return new NetConns(ctx, comm, conns, pinned, steps);
+            return new NetConns(ctx, comm, conns, pinned, device, steps);
         } catch (RuntimeException | Error e) {
             conns.values().forEach(DeviceNetConn::close);
-            pinned.keySet().forEach(ctx::freeHost);
+            free(ctx, pinned, device);
             throw e;
         }
     }
 
-    /** @return the device address of pinned host memory this class allocated */
+    private static void free(CudaContext ctx, TreeMap<Long, long[]> pinned, Set<Long> device) {
+        for (long at : pinned.keySet()) {
+            if (device.contains(at)) {
+                ctx.memFree(at);
+            } else {
+                ctx.freeHost(at);
+            }
+        }
+        pinned.clear();
+    }
+
+    /** @return the device address of memory this class allocated */
     private long device(MemorySegment s, long offset) {
         long host = s.address() + offset;
         Map.Entry<Long, long[]> e = pinned.floorEntry(host);
         if (e == null || host >= e.getKey() + e.getValue()[1]) {
-            throw new IllegalStateException("0x" + Long.toHexString(host) + " is not in the connections' pinned memory");
+            throw new IllegalStateException("0x" + Long.toHexString(host) + " is not in the connections' memory");
         }
         return e.getValue()[0] + (host - e.getKey());
     }
@@ -134,7 +172,6 @@ final class NetConns implements AutoCloseable {
         List<DeviceNetConn> all = new ArrayList<>(conns.values());
         comm.awaitNetDrained(all);
         all.forEach(DeviceNetConn::close);
-        pinned.keySet().forEach(ctx::freeHost);
-        pinned.clear();
+        free(ctx, pinned, device);
     }
 }

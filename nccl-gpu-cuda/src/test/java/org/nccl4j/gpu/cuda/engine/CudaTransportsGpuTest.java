@@ -2,6 +2,7 @@ package org.nccl4j.gpu.cuda.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,7 +43,8 @@ class CudaTransportsGpuTest {
     /** The transports under test, by the parameters that select them. */
     private enum Via {
         SHM("NCCL_P2P_DISABLE", "1"), NET("NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1"),
-        P2P_READ("NCCL_P2P_READ_ENABLE", "1");
+        P2P_READ("NCCL_P2P_READ_ENABLE", "1"),
+        GDR("NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1", "NCCL_NET_GDR_LEVEL", "SYS", "NCCL_NET_GDR_READ", "1");
 
         private final String[] params;
 
@@ -137,6 +139,34 @@ class CudaTransportsGpuTest {
             assertEquals(0, mappedSegments(), "no /dev/shm segment: P2P");
             assertEquals(proxies, proxyThreads(), "no proxy thread: P2P");
         }, () -> { });
+    }
+
+    /**
+     * GPU Direct RDMA ({@code NCCL_NET_GDR_LEVEL=SYS}, {@code NCCL_NET_GDR_READ=1}) through
+     * nccl-net-ext's test plugin that takes CUDA memory ({@code libnccl-net-fixture-cuda.so}: it
+     * stages each message through host memory, as no RDMA NIC is here): the probe finds the GPU
+     * capable, the send ends' LL128 and Simple FIFOs and every receive FIFO lie in GPU memory,
+     * registered as {@code NCCL_PTR_CUDA}, the proxies trust LL128 tails and flush Simple receives,
+     * and every plan still matches the host backend byte for byte. (The connection lines say
+     * {@code /GDRDMA}: examples' {@code RankJvmsGpuTest} reads them.)
+     */
+    @Test
+    void everyProtocolAndAlgorithmWithGpuDirectRdmaMatchesTheHostBackendExactly() {
+        String dir = System.getProperty("nccl4j.fixtures");
+        Path plugin = dir == null ? null : Path.of(dir, "libnccl-net-fixture-cuda.so");
+        assumeTrue(plugin != null && Files.isRegularFile(plugin),
+                "nccl-net-ext's fixture plugin is not built (mvn -pl nccl-net-ext process-test-classes; nccl4j.fixtures="
+                        + dir + ")");
+        long before = proxyThreads();
+        System.setProperty("nccl.net.plugin", plugin.toString());
+        try {
+            everyPlan(Via.GDR, n -> {
+                assertEquals(0, mappedSegments(), "no /dev/shm segment: NET only");
+                assertEquals(before + n, proxyThreads(), "a proxy thread per rank");
+            }, () -> assertEquals(before, proxyThreads(), "destroy stops every proxy thread"));
+        } finally {
+            System.clearProperty("nccl.net.plugin");
+        }
     }
 
     private static void everyPlan(Via via, IntConsumer whileAlive, Runnable afterClose) {
