@@ -48,7 +48,7 @@ public final class CudaAllReduceBench {
     }
 
     private static void ours(int n, String minChannels, long max, double ceiling) {
-        CommConfig cfg = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1")
+        CommConfig cfg = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0")
                 .param("NCCL_MIN_NCHANNELS", minChannels).build();
         List<Communicator> comms = Nccl.commInitAll(n, cfg);
         // A ring AllReduce moves (6n-4) * bytes through device memory over all ranks (send, reduce,

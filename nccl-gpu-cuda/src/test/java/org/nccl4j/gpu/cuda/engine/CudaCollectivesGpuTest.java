@@ -58,7 +58,7 @@ class CudaCollectivesGpuTest {
     }
 
     private static CommConfig config(String device, String algo, String proto) {
-        return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
+        return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0")
                 .param("NCCL_MIN_NCHANNELS", CHANNELS).param("NCCL_MAX_NCHANNELS", CHANNELS)
                 .param("NCCL_BUFFSIZE", BUFFSIZE).param("NCCL_LL_BUFFSIZE", LL_BUFFSIZE)
                 .param("NCCL_LL128_BUFFSIZE", LL128_BUFFSIZE).param("NCCL_ALGO", algo).param("NCCL_PROTO", proto).build();
@@ -147,7 +147,7 @@ class CudaCollectivesGpuTest {
     @Test
     void largeAllReduceMatchesTheHostBackend() {
         for (int n : new int[] {2, 4, 8}) {
-            CommConfig g = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1")
+            CommConfig g = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0")
                     .param("NCCL_MIN_NCHANNELS", CHANNELS).param("NCCL_MAX_NCHANNELS", CHANNELS).build();
             CommConfig h = CommConfig.builder().param("NCCL4J_DEVICE", "host").param("NCCL_MIN_NCHANNELS", CHANNELS)
                     .param("NCCL_MAX_NCHANNELS", CHANNELS).param("NCCL_ALGO", "Ring").param("NCCL_PROTO", "Simple")

@@ -48,7 +48,7 @@ class CudaSendRecvGpuTest {
     }
 
     private static CommConfig config(String device) {
-        return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
+        return CommConfig.builder().param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0")
                 .param("NCCL_MIN_NCHANNELS", "2").param("NCCL_MAX_NCHANNELS", "2").param("NCCL_BUFFSIZE", BUFFSIZE)
                 .param("NCCL_ALGO", "Ring").param("NCCL_PROTO", "Simple").build();
     }

@@ -58,7 +58,7 @@ class CudaTransportsGpuTest {
         for (int i = 0; i < via.params.length; i += 2) {
             b.param(via.params[i], via.params[i + 1]);
         }
-        return b.param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1")
+        return b.param("NCCL4J_DEVICE", device).param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0")
                 .param("NCCL_MIN_NCHANNELS", "2").param("NCCL_MAX_NCHANNELS", "2")
                 .param("NCCL_BUFFSIZE", "65536").param("NCCL_LL_BUFFSIZE", "65536")
                 .param("NCCL_LL128_BUFFSIZE", "327680").param("NCCL_ALGO", algo).param("NCCL_PROTO", proto).build();
@@ -94,7 +94,7 @@ class CudaTransportsGpuTest {
     @Test
     void ranksSharingTheGpuInOneProcessConnectPeerToPeerByDefault() {
         long proxies = proxyThreads();
-        CommConfig shared = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1").build();
+        CommConfig shared = CommConfig.builder().param("NCCL4J_DEVICE", "cuda").param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0").build();
         List<Communicator> gpu = Nccl.commInitAll(4, shared);
         List<Communicator> host = List.of();
         try (Arena arena = Arena.ofShared()) {

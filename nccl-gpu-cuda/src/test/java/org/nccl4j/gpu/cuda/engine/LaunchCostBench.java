@@ -46,7 +46,7 @@ public final class LaunchCostBench {
         time("allReduce 8 B (1 rank) + await", () -> c.allReduce(a, b, 2, DataType.FLOAT32, RedOp.SUM, c.defaultStream())
                 .await());
         List<Communicator> two = Nccl.commInitAll(2, CommConfig.builder().param("NCCL4J_DEVICE", "cuda")
-                .param("NCCL4J_SHARED_DEVICE", "1").build());
+                .param("NCCL4J_SHARED_DEVICE", "1").param("NCCL4J_CUDA_DEVICE", "0").build());
         DeviceBuffer x = two.get(0).allocate(64);
         DeviceBuffer y = two.get(1).allocate(64);
         time("allReduce 8 B (2 ranks, 2 launches) + await both", () -> {
