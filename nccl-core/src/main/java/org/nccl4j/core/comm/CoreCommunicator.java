@@ -297,6 +297,13 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         return Enqueue.deviceAllToAll(this, sendbuff, recvbuff, count, type, stream);
     }
 
+    /** Blocking: on an idle stream the calling thread runs it (no hand-off to the stream thread and back). */
+    @Override
+    public void allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op) {
+        Enqueue.collectiveAndWait(this, new CollOp(CollOp.Func.ALL_REDUCE, sendbuff, recvbuff, count, type, op, -1),
+                defaultStream());
+    }
+
     @Override
     public Completion allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op,
                                 Stream stream) {

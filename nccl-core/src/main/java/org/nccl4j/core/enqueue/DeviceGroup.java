@@ -50,6 +50,29 @@ final class DeviceGroup {
         }
     }
 
+    /**
+     * A blocking call outside any group: one communicator's operation, run by its backend
+     * ({@link org.nccl4j.core.device.DeviceCollectives#runGroup}) before this returns.
+     */
+    static void run(List<DevicePending> ops) {
+        List<Batch> batches;
+        try {
+            batches = checked(ops);
+        } catch (NcclException e) {
+            ops.forEach(p -> p.completion().fail(e));
+            throw e;
+        }
+        for (Batch b : batches) {
+            try {
+                b.comm().onDevice().runGroup(b.colls(), b.p2ps(), b.stream());
+            } catch (NcclException e) {
+                b.completions().forEach(x -> x.fail(e));
+                throw e;
+            }
+            b.completions().forEach(x -> x.bind(null));
+        }
+    }
+
     private static List<Batch> checked(List<DevicePending> ops) {
         Map<EnqueueTarget, Batch> byComm = new LinkedHashMap<>();
         for (DevicePending p : ops) {

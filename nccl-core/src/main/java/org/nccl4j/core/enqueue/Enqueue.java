@@ -39,6 +39,8 @@ public final class Enqueue {
         final List<DevicePending> deviceOps = new ArrayList<>();
         /** The first refused call of the open group: groupEnd throws it and launches nothing. */
         NcclException error;
+        /** The call being enqueued blocks until done (outside a group it then runs at once). */
+        boolean blocking;
     }
 
     /**
@@ -170,6 +172,26 @@ public final class Enqueue {
         return recorded(() -> checkedCollective(comm, op, stream));
     }
 
+    /**
+     * Checks a collective, runs it and returns once it is done: the blocking call of
+     * {@code Communicator} (a host stream that is idle runs it on the calling thread).
+     *
+     * @param comm   the communicator
+     * @param op     the collective
+     * @param stream the stream it is ordered on
+     */
+    public static void collectiveAndWait(EnqueueTarget comm, CollOp op, Stream stream) {
+        Group g = GROUP.get();
+        g.blocking = true;
+        Completion c;
+        try {
+            c = collective(comm, op, stream);
+        } finally {
+            g.blocking = false;
+        }
+        c.await();
+    }
+
     private static Completion checkedCollective(EnqueueTarget comm, CollOp op, Stream stream) {
         HostStream s = stream(comm, stream);
         int n = comm.count();
@@ -295,6 +317,10 @@ public final class Enqueue {
         Group g = GROUP.get();
         if (g.depth > 0) {
             g.deviceOps.add(p);
+            return p.completion();
+        }
+        if (g.blocking) {
+            DeviceGroup.run(List.of(p));
             return p.completion();
         }
         groupStart();

@@ -109,6 +109,24 @@ public final class HostCollectives implements DeviceCollectives {
     @Override
     public Completion launchGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
         HostStream s = own(stream);
+        HostCompletion done = new HostCompletion(s);
+        s.submit(task(colls, p2ps, s, done));
+        return done;
+    }
+
+    /** On the calling thread if the stream is idle, else as {@link #launchGroup} and waits. */
+    @Override
+    public void runGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
+        HostStream s = own(stream);
+        HostCompletion done = new HostCompletion(s);
+        Runnable task = task(colls, p2ps, s, done);
+        if (!s.runIfIdle(task)) {
+            s.submit(task);
+        }
+        done.await();
+    }
+
+    private Runnable task(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, HostStream s, HostCompletion done) {
         List<CollOp> hostColls = new ArrayList<>(colls.size());
         for (DeviceCollOp op : colls) {
             hostColls.add(engine.choose(new CollOp(CollOp.Func.of(op.kind()), segment(op.send(), "sendbuff"),
@@ -119,8 +137,7 @@ public final class HostCollectives implements DeviceCollectives {
             hostP2ps.add(new P2pOp(op.send(), segment(op.buf(), op.send() ? "sendbuff" : "recvbuff"), op.bytes(),
                     op.peer()));
         }
-        HostCompletion done = new HostCompletion(s);
-        s.submit(() -> {
+        return () -> {
             try {
                 engine.launch(hostColls, hostP2ps);
                 done.complete();
@@ -133,8 +150,7 @@ public final class HostCollectives implements DeviceCollectives {
                 failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
                 throw e;
             }
-        });
-        return done;
+        };
     }
 
     /**

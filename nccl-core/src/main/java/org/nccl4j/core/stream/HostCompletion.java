@@ -43,6 +43,11 @@ public final class HostCompletion implements Completion {
 
     @Override
     public void await() {
+        // Run the launches up to this one on this thread rather than sleep until the stream has.
+        while (!future.isDone() && stream.runNext()) {
+            Thread.onSpinWait();
+        }
+        stream.handOff();
         // Its launch is among those submitted so far: the stream finishing them all completes it.
         while (!await(Duration.ofMillis(100))) {
             if (!stream.awaitFinished(stream.submittedCount(), 0) && !future.isDone()) {

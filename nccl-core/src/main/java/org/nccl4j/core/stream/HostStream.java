@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
@@ -14,6 +15,13 @@ import org.nccl4j.core.wait.Threads;
  * The host backend's stream: one thread runs the enqueued launches in order. It spins briefly
  * when the queue runs dry (back-to-back operations then cost no wake-up), then parks until the
  * next submit. The first failure is kept and reported by {@link #synchronize()}.
+ *
+ * <p>A caller about to block on the stream runs the work itself instead of handing it over and
+ * sleeping until it is done: {@link #runIfIdle} runs a blocking call's launch on the calling
+ * thread when nothing is queued or running, and a thread waiting in {@link #synchronize()} or
+ * {@link HostCompletion#await()} runs the queued launches it waits for. Each costs the caller no
+ * wake-up of the stream thread and no wake-up of its own; one lock keeps a single launch
+ * running at a time, in submission order.
  *
  * <p>Every wait on it is bounded: a launch's own waits fail after {@code NCCL4J_OP_TIMEOUT_MS}
  * without progress, so a stream that finishes no launch for that long plus a grace period is
@@ -34,6 +42,8 @@ public final class HostStream implements Stream {
     static final long GRACE_NANOS = 10_000_000_000L;
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    /** Held while a launch runs, by the stream thread or a caller running it. */
+    private final ReentrantLock exec = new ReentrantLock();
     private final AtomicLong submitted = new AtomicLong();
     private final AtomicLong finished = new AtomicLong();
     private final Thread thread;
@@ -99,41 +109,110 @@ public final class HostStream implements Stream {
 
     private void loop() {
         long idleSince = 0;
+        // Spin for the next launch only after running one: woken for a launch a caller ran
+        // itself, the thread goes back to sleep at once instead of taking a core for nothing.
+        boolean ran = false;
         while (!closed || !queue.isEmpty()) {
-            Runnable r = queue.poll();
-            if (r != null) {
-                try {
-                    r.run();
-                } catch (RuntimeException e) {
-                    // Launches report their own failures; this keeps the thread alive if one cannot.
-                    recordError(NcclException.of(Result.INTERNAL_ERROR, "stream task failed: " + e, null, e));
-                } catch (Error e) {
-                    // Out of memory, stack overflow: not the stream's to survive. Waiters fail at once.
-                    died = e;
-                    recordError(NcclException.of(Result.INTERNAL_ERROR, "stream " + thread.getName() + " died: " + e,
-                            null, e));
-                    throw e;
-                } finally {
-                    lastProgress = System.nanoTime();
-                    long f = finished.incrementAndGet();
-                    if (!waiters.isEmpty()) {
-                        waiters.forEach((t, target) -> {
-                            if (target <= f) {
-                                LockSupport.unpark(t);
-                            }
-                        });
-                    }
-                }
+            if (!queue.isEmpty() && runNext()) {
                 idleSince = 0;
+                ran = true;
                 continue;
             }
             if (idleSince == 0) {
                 idleSince = System.nanoTime();
             }
-            if (System.nanoTime() - idleSince < SPIN_NANOS) {
+            if (ran && System.nanoTime() - idleSince < SPIN_NANOS) {
                 Thread.onSpinWait();
             } else {
+                ran = false;
+                idleSince = 0;
                 LockSupport.parkNanos(this, 10_000_000);
+            }
+        }
+    }
+
+    /**
+     * Runs the next queued launch on this thread (the stream's, or one waiting for the stream),
+     * unless another thread is running one.
+     *
+     * @return whether a launch ran
+     */
+    boolean runNext() {
+        if (died != null || !exec.tryLock()) {
+            return false;
+        }
+        try {
+            Runnable r = queue.poll();
+            if (r == null) {
+                return false;
+            }
+            run(r);
+            return true;
+        } finally {
+            exec.unlock();
+        }
+    }
+
+    /**
+     * A caller that ran launches and stops now hands what is queued behind them to the stream
+     * thread (woken once, not after every launch it ran).
+     */
+    void handOff() {
+        if (Thread.currentThread() != thread && !queue.isEmpty()) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * Runs a blocking call's launch on the calling thread, as the stream's next launch, if the
+     * stream is idle: nothing queued or running. A launch submitted meanwhile from another
+     * thread runs after it.
+     *
+     * @param work the launch; it reports its own outcome
+     * @return whether it ran; if not, nothing ran and the caller submits it
+     */
+    public boolean runIfIdle(Runnable work) {
+        if (closed || died != null || !exec.tryLock()) {
+            return false;
+        }
+        try {
+            if (finished.get() != submitted.get()) {
+                return false;
+            }
+            lastProgress = System.nanoTime();
+            submitted.incrementAndGet();
+            run(work);
+            return true;
+        } finally {
+            exec.unlock();
+            handOff();
+        }
+    }
+
+    /** Runs one launch (holding {@link #exec}) and counts it finished. */
+    private void run(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            // Launches report their own failures; this keeps the thread alive if one cannot.
+            recordError(NcclException.of(Result.INTERNAL_ERROR, "stream task failed: " + e, null, e));
+        } catch (Error e) {
+            // Out of memory, stack overflow: not the stream's to survive. Waiters fail at once.
+            if (Thread.currentThread() == thread) {
+                died = e;
+            }
+            recordError(NcclException.of(Result.INTERNAL_ERROR, "stream " + thread.getName() + " died: " + e,
+                    null, e));
+            throw e;
+        } finally {
+            lastProgress = System.nanoTime();
+            long f = finished.incrementAndGet();
+            if (!waiters.isEmpty()) {
+                waiters.forEach((t, target) -> {
+                    if (target <= f) {
+                        LockSupport.unpark(t);
+                    }
+                });
             }
         }
     }
@@ -152,9 +231,10 @@ public final class HostStream implements Stream {
     }
 
     /**
-     * Parks until {@code target} tasks have finished, at most {@code maxNanos}. Parking rather
-     * than spinning: on a small machine a spinning waiter takes the core the stream (and the
-     * peers) need. The stream thread unparks a waiter once its target is reached.
+     * Waits until {@code target} tasks have finished, at most {@code maxNanos}: runs queued
+     * launches on the calling thread while it can, else parks (rather than spins: on a small
+     * machine a spinning waiter takes the core the stream and the peers need). The stream
+     * thread unparks a waiter once its target is reached.
      *
      * @return {@code false} if the stream stalled (see {@link #stalled()}) before the target;
      *         {@code true} once reached or when {@code maxNanos} ran out
@@ -170,6 +250,10 @@ public final class HostStream implements Stream {
                 if (dead != null) {
                     throw dead;
                 }
+                // Run what is waited for rather than sleep until the stream thread has: no wake-ups.
+                if (me != thread && runNext()) {
+                    continue;
+                }
                 long now = System.nanoTime();
                 if (now - lastProgress > stallNanos && finished.get() < target) {
                     return false;
@@ -183,6 +267,7 @@ public final class HostStream implements Stream {
             return true;
         } finally {
             waiters.remove(me);
+            handOff();
         }
     }
 

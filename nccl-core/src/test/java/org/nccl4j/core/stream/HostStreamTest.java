@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,22 +18,73 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.testkit.ProcessResources;
 
-/** A stream's waits are bounded, and an Error ends its thread instead of being survived. */
+/**
+ * A stream's waits are bounded, an Error ends its thread instead of being survived, and a caller
+ * about to block runs the launch itself when the stream is idle, in order with the others.
+ */
 class HostStreamTest {
     private static final long OP_TIMEOUT_NANOS = 200_000_000L;
+
+    @Test
+    void aBlockingCallOnAnIdleStreamRunsOnTheCallingThread() {
+        HostStream s = new HostStream(OP_TIMEOUT_NANOS);
+        try {
+            AtomicReference<Thread> ran = new AtomicReference<>();
+            assertTrue(s.runIfIdle(() -> ran.set(Thread.currentThread())));
+            assertSame(Thread.currentThread(), ran.get());
+            assertTrue(s.query(), "counted as submitted and finished");
+            s.synchronize();
+        } finally {
+            s.stop();
+        }
+    }
+
+    @Test
+    void aBusyStreamRunsNothingInlineAndKeepsTheOrder() throws Exception {
+        HostStream s = new HostStream(OP_TIMEOUT_NANOS);
+        try {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
+            List<String> order = new CopyOnWriteArrayList<>();
+            s.submit(() -> {
+                started.countDown();
+                awaitQuietly(release);
+                order.add("queued");
+            });
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+            assertFalse(s.runIfIdle(() -> order.add("inline")), "a launch is running");
+            release.countDown();
+            s.synchronize();
+            assertTrue(s.runIfIdle(() -> {
+                // Submitted from another thread while this one runs inline: it runs after it.
+                Thread other = Thread.ofPlatform().start(() -> s.submit(() -> order.add("submitted meanwhile")));
+                joinQuietly(other);
+                order.add("inline");
+            }));
+            s.synchronize();
+            assertEquals(List.of("queued", "inline", "submitted meanwhile"), order);
+        } finally {
+            s.stop();
+        }
+    }
 
     @Test
     void aStuckLaunchFailsSynchronizeAndAwaitWithTimeoutAfterTheBound() {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
             HostStream s = new HostStream(OP_TIMEOUT_NANOS);
             CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
             s.submit(() -> {
+                started.countDown();
                 try {
                     release.await(50, TimeUnit.SECONDS); // stands for a plugin call that never returns
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             });
+            // On the stream's thread (a waiter would otherwise run it itself, as it runs any
+            // launch whose own waits are bounded).
+            assertTrue(started.await(10, TimeUnit.SECONDS));
             HostCompletion c = new HostCompletion(s);
             long t0 = System.nanoTime();
             NcclException sync = assertThrows(NcclException.class, s::synchronize);
@@ -82,6 +135,14 @@ class HostStreamTest {
             assertEquals(Result.INVALID_USAGE, assertThrows(NcclException.class, () -> s.submit(() -> { })).result());
         } finally {
             Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
+    private static void joinQuietly(Thread t) {
+        try {
+            t.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
