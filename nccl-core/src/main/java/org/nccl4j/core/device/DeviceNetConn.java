@@ -4,12 +4,12 @@ import java.lang.foreign.MemorySegment;
 import org.nccl4j.core.proto.Protocol;
 
 /**
- * One end of a network connection nccl-core made for a device backend (NCCL's NET transport,
- * host memory, no GPU Direct RDMA): this end's protocol buffers and its two headers (laid out as
- * {@link org.nccl4j.core.conn.ConnMem}), in memory from the backend's
+ * One end of a network connection nccl-core made for a device backend (NCCL's NET transport):
+ * this end's protocol buffers (in device memory where GPU Direct RDMA is used) and its two
+ * headers (laid out as {@link org.nccl4j.core.conn.ConnMem}), in memory from the backend's
  * {@link org.nccl4j.core.conn.ConnAllocator}, and the communicator's proxy thread moving the steps
  * between this end and the peer's. A sending kernel writes a step into its own buffer, its size
- * and tag into the receive header, then (Simple) the tail there, and waits for the head in the
+ * and tag into the receive header, then (Simple, LL128) the tail there, and waits for the head in the
  * send header; a receiving kernel announces the step's tag in the receive header, waits for the
  * tail there and publishes its head in the send header.
  */

@@ -2,6 +2,8 @@ package org.nccl4j.core.stream;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -21,7 +23,7 @@ import org.nccl4j.core.wait.Threads;
  * thread when nothing is queued or running, and a thread waiting in {@link #synchronize()} or
  * {@link HostCompletion#await()} runs the queued launches it waits for. Each costs the caller no
  * wake-up of the stream thread and no wake-up of its own; one lock keeps a single launch
- * running at a time, in submission order.
+ * running at a time, in submission order. ForkJoinPool workers do not (see {@link #mayRunHere}).
  *
  * <p>Every wait on it is bounded: a launch's own waits fail after {@code NCCL4J_OP_TIMEOUT_MS}
  * without progress, so a stream that finishes no launch for that long plus a grace period is
@@ -138,7 +140,7 @@ public final class HostStream implements Stream {
      * @return whether a launch ran
      */
     boolean runNext() {
-        if (died != null || !exec.tryLock()) {
+        if (died != null || !mayRunHere() || !exec.tryLock()) {
             return false;
         }
         try {
@@ -151,6 +153,18 @@ public final class HostStream implements Stream {
         } finally {
             exec.unlock();
         }
+    }
+
+    /**
+     * Whether the calling thread may run launches: not a {@link ForkJoinPool} worker. A launch
+     * waits for its peers; a pool worker waiting inside it is not seen as blocked by its pool,
+     * which then starts no other worker, and the peers' tasks queued in that pool (ranks run
+     * with {@code CompletableFuture.runAsync} on a small machine's common pool) never run. Such a
+     * worker waits as before, where the pool compensates for it.
+     */
+    private boolean mayRunHere() {
+        Thread me = Thread.currentThread();
+        return me == thread || !(me instanceof ForkJoinWorkerThread);
     }
 
     /**
@@ -172,7 +186,7 @@ public final class HostStream implements Stream {
      * @return whether it ran; if not, nothing ran and the caller submits it
      */
     public boolean runIfIdle(Runnable work) {
-        if (closed || died != null || !exec.tryLock()) {
+        if (closed || died != null || !mayRunHere() || !exec.tryLock()) {
             return false;
         }
         try {
