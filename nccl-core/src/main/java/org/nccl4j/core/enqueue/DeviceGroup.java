@@ -26,13 +26,7 @@ final class DeviceGroup {
     }
 
     static void launch(List<DevicePending> ops) {
-        List<Batch> batches;
-        try {
-            batches = checked(ops);
-        } catch (NcclException e) {
-            ops.forEach(p -> p.completion().fail(e));
-            throw e;
-        }
+        List<Batch> batches = checkedOrFail(ops);
         for (int i = 0; i < batches.size(); i++) {
             Batch b = batches.get(i);
             Completion c;
@@ -55,13 +49,7 @@ final class DeviceGroup {
      * ({@link org.nccl4j.core.device.DeviceCollectives#runGroup}) before this returns.
      */
     static void run(List<DevicePending> ops) {
-        List<Batch> batches;
-        try {
-            batches = checked(ops);
-        } catch (NcclException e) {
-            ops.forEach(p -> p.completion().fail(e));
-            throw e;
-        }
+        List<Batch> batches = checkedOrFail(ops);
         for (Batch b : batches) {
             try {
                 b.comm().onDevice().runGroup(b.colls(), b.p2ps(), b.stream());
@@ -70,6 +58,16 @@ final class DeviceGroup {
                 throw e;
             }
             b.completions().forEach(x -> x.bind(null));
+        }
+    }
+
+    /** {@link #checked}, failing every operation's completion with a refusal. */
+    private static List<Batch> checkedOrFail(List<DevicePending> ops) {
+        try {
+            return checked(ops);
+        } catch (NcclException e) {
+            ops.forEach(p -> p.completion().fail(e));
+            throw e;
         }
     }
 
