@@ -143,8 +143,9 @@ public final class HostStream implements Stream {
         if (died != null || !mayRunHere() || !exec.tryLock()) {
             return false;
         }
+        Runnable r = null;
         try {
-            Runnable r = queue.poll();
+            r = queue.poll();
             if (r == null) {
                 return false;
             }
@@ -152,6 +153,9 @@ public final class HostStream implements Stream {
             return true;
         } finally {
             exec.unlock();
+            if (r != null) {
+                finished();
+            }
         }
     }
 
@@ -189,21 +193,26 @@ public final class HostStream implements Stream {
         if (closed || died != null || !mayRunHere() || !exec.tryLock()) {
             return false;
         }
+        boolean started = false;
         try {
             if (finished.get() != submitted.get()) {
                 return false;
             }
             lastProgress = System.nanoTime();
             submitted.incrementAndGet();
+            started = true;
             run(work);
             return true;
         } finally {
             exec.unlock();
+            if (started) {
+                finished();
+            }
             handOff();
         }
     }
 
-    /** Runs one launch (holding {@link #exec}) and counts it finished. */
+    /** Runs one launch, holding {@link #exec}. */
     private void run(Runnable r) {
         try {
             r.run();
@@ -218,16 +227,22 @@ public final class HostStream implements Stream {
             recordError(NcclException.of(Result.INTERNAL_ERROR, "stream " + thread.getName() + " died: " + e,
                     null, e));
             throw e;
-        } finally {
-            lastProgress = System.nanoTime();
-            long f = finished.incrementAndGet();
-            if (!waiters.isEmpty()) {
-                waiters.forEach((t, target) -> {
-                    if (target <= f) {
-                        LockSupport.unpark(t);
-                    }
-                });
-            }
+        }
+    }
+
+    /**
+     * Counts a launch finished, once {@link #exec} is free again (so that a waiter it releases
+     * finds the stream idle), and wakes the waiters whose target it reaches.
+     */
+    private void finished() {
+        lastProgress = System.nanoTime();
+        long f = finished.incrementAndGet();
+        if (!waiters.isEmpty()) {
+            waiters.forEach((t, target) -> {
+                if (target <= f) {
+                    LockSupport.unpark(t);
+                }
+            });
         }
     }
 
