@@ -27,6 +27,7 @@ import org.nccl4j.core.topo.sim.TopoSimulator;
 import org.nccl4j.core.topo.tuning.TuningProfile;
 import org.nccl4j.core.topo.xml.TopoXml;
 import org.nccl4j.core.topo.xml.XmlWriter;
+import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.NetProperties;
 
@@ -73,7 +74,8 @@ final class TopoShow {
             List<DetectedRank> ranks = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 LocalDevice dev = backend.open(rankConfig);
-                boolean gdr = GdrProbe.supported(net, backend, dev, config.integer(Params.CONNECT_TIMEOUT_MS));
+                boolean gdr = GdrProbe.supported(net, backend, dev, config.integer(Params.CONNECT_TIMEOUT_MS),
+                        new AbortFlag());
                 ranks.add(new DetectedRank(r, 1, dev.busId(), backend.name(), dev.index() >= 0 ? dev.index() : r, numa,
                         gdr));
             }

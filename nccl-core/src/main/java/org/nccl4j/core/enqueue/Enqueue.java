@@ -39,8 +39,6 @@ public final class Enqueue {
         final List<DevicePending> deviceOps = new ArrayList<>();
         /** The first refused call of the open group: groupEnd throws it and launches nothing. */
         NcclException error;
-        /** The call being enqueued blocks until done (outside a group it then runs at once). */
-        boolean blocking;
     }
 
     /**
@@ -48,7 +46,7 @@ public final class Enqueue {
      * error ({@code ncclGroupErrCheck}), so that groupEnd fails the whole group instead of
      * launching the rest of it to peers that would wait for the refused part.
      */
-    private static Completion recorded(java.util.function.Supplier<Completion> call) {
+    private static <T> T recorded(java.util.function.Supplier<T> call) {
         try {
             return call.get();
         } catch (NcclException e) {
@@ -169,7 +167,7 @@ public final class Enqueue {
      * @return its completion
      */
     public static Completion collective(EnqueueTarget comm, CollOp op, Stream stream) {
-        return recorded(() -> checkedCollective(comm, op, stream));
+        return recorded(() -> enqueueDevice(checkedCollective(comm, op, stream)));
     }
 
     /**
@@ -181,18 +179,17 @@ public final class Enqueue {
      * @param stream the stream it is ordered on
      */
     public static void collectiveAndWait(EnqueueTarget comm, CollOp op, Stream stream) {
-        Group g = GROUP.get();
-        g.blocking = true;
-        Completion c;
-        try {
-            c = collective(comm, op, stream);
-        } finally {
-            g.blocking = false;
+        DevicePending p = recorded(() -> checkedCollective(comm, op, stream));
+        if (GROUP.get().depth > 0) {
+            // Inside a group it waits for groupEnd, as the asynchronous call's await does.
+            enqueueDevice(p).await();
+            return;
         }
-        c.await();
+        DeviceGroup.run(List.of(p));
     }
 
-    private static Completion checkedCollective(EnqueueTarget comm, CollOp op, Stream stream) {
+    /** @return the checked collective, as the device operation of a host backend's launch */
+    private static DevicePending checkedCollective(EnqueueTarget comm, CollOp op, Stream stream) {
         HostStream s = stream(comm, stream);
         int n = comm.count();
         boolean reduces = op.func() != CollOp.Func.BROADCAST && op.func() != CollOp.Func.ALL_GATHER;
@@ -238,8 +235,8 @@ public final class Enqueue {
         Device d = comm.device();
         DeviceCollOp dop = new DeviceCollOp(op.func().kind(), view(d, op.in()), view(d, op.out()), op.count(), op.type(),
                 op.op(), op.root());
-        return enqueueDevice(new DevicePending(comm, s, dop, null,
-                new GroupCompletion(dop.kind().ncclName() + " of rank " + comm.userRank())));
+        return new DevicePending(comm, s, dop, null,
+                new GroupCompletion(dop.kind().ncclName() + " of rank " + comm.userRank()));
     }
 
     /**
@@ -253,9 +250,9 @@ public final class Enqueue {
      */
     public static Completion deviceCollective(EnqueueTarget comm, DeviceCollOp op, Stream stream) {
         if (comm.engine() != null) {
-            return recorded(() -> checkedCollective(comm, new CollOp(CollOp.Func.of(op.kind()),
+            return recorded(() -> enqueueDevice(checkedCollective(comm, new CollOp(CollOp.Func.of(op.kind()),
                     hostMemory(op.send(), "sendbuff", comm.device()), hostMemory(op.recv(), "recvbuff", comm.device()),
-                    op.count(), op.type(), op.op(), op.root()), stream));
+                    op.count(), op.type(), op.op(), op.root()), stream)));
         }
         return recorded(() -> checkedDeviceCollective(comm, op, stream));
     }
@@ -317,10 +314,6 @@ public final class Enqueue {
         Group g = GROUP.get();
         if (g.depth > 0) {
             g.deviceOps.add(p);
-            return p.completion();
-        }
-        if (g.blocking) {
-            DeviceGroup.run(List.of(p));
             return p.completion();
         }
         groupStart();

@@ -120,7 +120,7 @@ public final class CommInit {
             long commHash = HostIdentity.hash(id.toBytes());
             long hostHash = HostIdentity.hash(bytes(HostIdentity.hostString(config.string(Params.HOSTID)))) + commHash;
             long pidHash = HostIdentity.hash(bytes(HostIdentity.processString())) + commHash;
-            boolean gdr = GdrProbe.supported(net, backend, dev, config.integer(Params.CONNECT_TIMEOUT_MS));
+            boolean gdr = GdrProbe.supported(net, backend, dev, config.integer(Params.CONNECT_TIMEOUT_MS), abort);
             PeerInfo mine = new PeerInfo(rank, dev.index(), gdr, hostHash, pidHash, HostIdentity.shmDevice(),
                     dev.busId(), ProcessHandle.current().pid(), dev.backend(), Nccl4jVersion.VERSION, HostIdentity.hostname(),
                     HostIdentity.numaNode());

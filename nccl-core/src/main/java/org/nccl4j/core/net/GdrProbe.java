@@ -7,6 +7,7 @@ import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.device.DeviceMemory;
 import org.nccl4j.core.device.LocalDevice;
+import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
 import org.nccl4j.net.spi.ListenComm;
 import org.nccl4j.net.spi.MemoryHandle;
@@ -30,13 +31,15 @@ public final class GdrProbe {
     }
 
     /**
-     * @param net     the network initNet chose, or {@code null}
-     * @param backend the rank's device backend
-     * @param device  the rank's device
+     * @param net       the network initNet chose, or {@code null}
+     * @param backend   the rank's device backend
+     * @param device    the rank's device
      * @param timeoutMs how long the loopback connection may take
+     * @param abort     ends the wait for it at once
      * @return whether the network registers the device's memory
      */
-    public static boolean supported(NetSelection net, DeviceBackend backend, LocalDevice device, long timeoutMs) {
+    public static boolean supported(NetSelection net, DeviceBackend backend, LocalDevice device, long timeoutMs,
+                                    AbortFlag abort) {
         if (net == null) {
             return false;
         }
@@ -46,20 +49,29 @@ public final class GdrProbe {
                     continue;
                 }
             } catch (NetException e) {
+                Log.info(Subsys.INIT | Subsys.NET, "GPU Direct RDMA probe: %s/%d: getProperties failed: %s",
+                        net.net().name(), dev, e.getMessage());
                 continue;
             }
-            Optional<DeviceMemory> memory = backend.allocate(device, BYTES);
+            // NCCL probes the first device that takes CUDA memory only.
+            Optional<DeviceMemory> memory;
+            try {
+                memory = backend.allocate(device, BYTES);
+            } catch (RuntimeException e) {
+                Log.info(Subsys.INIT | Subsys.NET, "GPU Direct RDMA probe: no device memory: %s", e.getMessage());
+                return false;
+            }
             if (memory.isEmpty()) {
                 return false;
             }
             try (DeviceMemory m = memory.get()) {
-                return registers(net.net(), dev, m, Deadline.afterMillis(timeoutMs));
+                return registers(net.net(), dev, m, Deadline.afterMillis(timeoutMs), abort);
             }
         }
         return false;
     }
 
-    private static boolean registers(Net net, int dev, DeviceMemory m, Deadline deadline) {
+    private static boolean registers(Net net, int dev, DeviceMemory m, Deadline deadline, AbortFlag abort) {
         ListenComm l = null;
         SendComm s = null;
         RecvComm r = null;
@@ -77,9 +89,9 @@ public final class GdrProbe {
                 if (s != null && r != null) {
                     break;
                 }
-                if (deadline.expired()) {
-                    Log.info(Subsys.INIT | Subsys.NET, "GPU Direct RDMA probe: no loopback connection on %s/%d",
-                            net.name(), dev);
+                if (deadline.expired() || abort.isSet()) {
+                    Log.info(Subsys.INIT | Subsys.NET, "GPU Direct RDMA probe: no loopback connection on %s/%d%s",
+                            net.name(), dev, abort.isSet() ? " (aborted)" : "");
                     return false;
                 }
                 LockSupport.parkNanos(10_000);

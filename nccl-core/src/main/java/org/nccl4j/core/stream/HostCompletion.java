@@ -45,7 +45,7 @@ public final class HostCompletion implements Completion {
     public void await() {
         // Run the launches up to this one on this thread rather than sleep until the stream has.
         while (!future.isDone() && stream.runNext()) {
-            Thread.onSpinWait();
+            // ran one; the next may be this one's
         }
         stream.handOff();
         // Its launch is among those submitted so far: the stream finishing them all completes it.

@@ -70,7 +70,7 @@ public final class Conn {
      * @param sizes their sizes and offsets
      * @return each protocol's buffer, by protocol code
      */
-    public static MemorySegment[] split(MemorySegment buffs, BuffSizes sizes) {
+    private static MemorySegment[] split(MemorySegment buffs, BuffSizes sizes) {
         MemorySegment[] by = new MemorySegment[Protocol.values().length];
         for (Protocol p : Protocol.values()) {
             by[p.code()] = buffs.asSlice(sizes.offset(p), sizes.size(p));

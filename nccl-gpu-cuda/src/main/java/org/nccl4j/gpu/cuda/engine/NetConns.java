@@ -2,10 +2,8 @@ package org.nccl4j.gpu.cuda.engine;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.nccl4j.core.conn.ConnAllocator;
 import org.nccl4j.core.conn.ConnMem;
@@ -29,24 +27,28 @@ final class NetConns implements AutoCloseable {
     private final CudaContext ctx;
     private final DeviceCommContext comm;
     private final Map<DeviceNetLink, DeviceNetConn> conns;
-    /**
-     * Allocations by the address nccl-core sees: their device addresses and sizes (pinned host
-     * memory, mapped; device memory, the same address).
-     */
-    private final TreeMap<Long, long[]> pinned;
-    /** Which of them are device memory. */
-    private final Set<Long> device;
+    /** The memory this class allocated, by the address nccl-core sees. */
+    private final TreeMap<Long, Region> regions;
     private final Map<DeviceNetLink, Long> steps;
     /** Any of the connections, to wake their one proxy thread; null without any. */
     private final DeviceNetConn any;
 
+    /**
+     * One allocation.
+     *
+     * @param device    its device address (pinned host memory: where it is mapped; device memory: its own)
+     * @param bytes     its size
+     * @param onDevice  device memory ({@code cuMemAlloc}), else pinned host memory ({@code cuMemHostAlloc})
+     */
+    private record Region(long device, long bytes, boolean onDevice) {
+    }
+
     private NetConns(CudaContext ctx, DeviceCommContext comm, Map<DeviceNetLink, DeviceNetConn> conns,
-                     TreeMap<Long, long[]> pinned, Set<Long> device, Map<DeviceNetLink, Long> steps) {
+                     TreeMap<Long, Region> regions, Map<DeviceNetLink, Long> steps) {
         this.ctx = ctx;
         this.comm = comm;
         this.conns = conns;
-        this.pinned = pinned;
-        this.device = device;
+        this.regions = regions;
         this.steps = steps;
         this.any = conns.values().stream().findAny().orElse(null);
     }
@@ -59,8 +61,7 @@ final class NetConns implements AutoCloseable {
      * @return the connections (none when {@code links} is empty)
      */
     static NetConns connect(CudaContext ctx, DeviceCommContext comm, List<DeviceNetLink> links, int tag) {
-        TreeMap<Long, long[]> pinned = new TreeMap<>();
-        Set<Long> device = new HashSet<>();
+        TreeMap<Long, Region> regions = new TreeMap<>();
         Map<DeviceNetLink, DeviceNetConn> conns = Map.of();
         try {
             conns = comm.connectNet(links, tag, new ConnAllocator() {
@@ -68,8 +69,8 @@ final class NetConns implements AutoCloseable {
                 public MemorySegment allocate(long bytes, long alignment) {
                     // cuMemHostAlloc gives page-aligned, zeroed memory: headers (4096-aligned) need no more.
                     long host = ctx.hostAllocMapped(bytes);
-                    synchronized (pinned) {
-                        pinned.put(host, new long[] {ctx.devicePointerOf(host), bytes});
+                    synchronized (regions) {
+                        regions.put(host, new Region(ctx.devicePointerOf(host), bytes, false));
                     }
                     return MemorySegment.ofAddress(host).reinterpret(bytes);
                 }
@@ -77,9 +78,8 @@ final class NetConns implements AutoCloseable {
                 @Override
                 public MemorySegment allocateDevice(long bytes) {
                     long dptr = ctx.memAlloc(bytes);
-                    synchronized (pinned) {
-                        pinned.put(dptr, new long[] {dptr, bytes});
-                        device.add(dptr);
+                    synchronized (regions) {
+                        regions.put(dptr, new Region(dptr, bytes, true));
                     }
                     ctx.memsetD8(dptr, 0, bytes, 0);
                     ctx.streamSynchronize(0);
@@ -91,38 +91,38 @@ final class NetConns implements AutoCloseable {
             if (!links.isEmpty()) {
                 long host = ctx.hostAllocMapped(8L * links.size());
                 long dev = ctx.devicePointerOf(host);
-                pinned.put(host, new long[] {dev, 8L * links.size()});
+                regions.put(host, new Region(dev, 8L * links.size(), false));
                 for (int k = 0; k < links.size(); k++) {
                     steps.put(links.get(k), dev + 8L * k);
                 }
             }
-            return new NetConns(ctx, comm, conns, pinned, device, steps);
+            return new NetConns(ctx, comm, conns, regions, steps);
         } catch (RuntimeException | Error e) {
             conns.values().forEach(DeviceNetConn::close);
-            free(ctx, pinned, device);
+            free(ctx, regions);
             throw e;
         }
     }
 
-    private static void free(CudaContext ctx, TreeMap<Long, long[]> pinned, Set<Long> device) {
-        for (long at : pinned.keySet()) {
-            if (device.contains(at)) {
+    private static void free(CudaContext ctx, TreeMap<Long, Region> regions) {
+        regions.forEach((at, r) -> {
+            if (r.onDevice()) {
                 ctx.memFree(at);
             } else {
                 ctx.freeHost(at);
             }
-        }
-        pinned.clear();
+        });
+        regions.clear();
     }
 
     /** @return the device address of memory this class allocated */
     private long device(MemorySegment s, long offset) {
         long host = s.address() + offset;
-        Map.Entry<Long, long[]> e = pinned.floorEntry(host);
-        if (e == null || host >= e.getKey() + e.getValue()[1]) {
+        Map.Entry<Long, Region> e = regions.floorEntry(host);
+        if (e == null || host >= e.getKey() + e.getValue().bytes()) {
             throw new IllegalStateException("0x" + Long.toHexString(host) + " is not in the connections' memory");
         }
-        return e.getValue()[0] + (host - e.getKey());
+        return e.getValue().device() + (host - e.getKey());
     }
 
     /**
@@ -172,6 +172,6 @@ final class NetConns implements AutoCloseable {
         List<DeviceNetConn> all = new ArrayList<>(conns.values());
         comm.awaitNetDrained(all);
         all.forEach(DeviceNetConn::close);
-        free(ctx, pinned, device);
+        free(ctx, regions);
     }
 }
