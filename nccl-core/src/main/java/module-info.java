@@ -5,9 +5,6 @@
 module org.nccl4j.core {
     requires transitive org.nccl4j.api;
     requires transitive org.nccl4j.net.spi;
-    // The host backend's reduction kernels (org.nccl4j.core.reduce) use the Vector API where the
-    // JVM has it (--add-modules jdk.incubator.vector); without it Reducers runs the plain loops.
-    requires static jdk.incubator.vector;
 
     // Applications need only org.nccl4j.api (Nccl finds this engine through ServiceLoader). A
     // device backend module implements the device SPI, whose signatures use param.Config, and

@@ -24,7 +24,6 @@ class MpirunTest {
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
                 "-x", "NCCL_COMM_ID=127.0.0.1:" + port, "-x", "NCCL4J_INIT_TIMEOUT_MS=60000",
                 ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
-                "--add-modules", "jdk.incubator.vector",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "hello"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");

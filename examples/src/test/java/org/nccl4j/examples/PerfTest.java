@@ -196,7 +196,6 @@ class PerfTest {
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
                 "-x", "NCCL_COMM_ID=127.0.0.1:" + port, "-x", "NCCL4J_INIT_TIMEOUT_MS=60000",
                 ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
-                "--add-modules", "jdk.incubator.vector",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         cmd.addAll(List.of(args("--op", "allgather", "-b", "8", "-e", "8K", "-f", "32")));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

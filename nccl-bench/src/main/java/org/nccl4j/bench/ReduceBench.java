@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
 import org.nccl4j.core.reduce.Reducer;
-import org.nccl4j.core.reduce.ScalarReducers;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,8 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One reduction kernel call, {@code dst = a OP b} over {@code bytes} of each operand in native
- * segments: the plain loops ({@link ScalarReducers}) against what {@link Reducer#of} picks (Vector
- * API where present). Payload GB/s = bytes x ops/s; memory traffic is three times that.
+ * segments, with the kernel {@link Reducer#of} gives (plain loops that C2 vectorizes). Payload GB/s = bytes x ops/s; memory traffic is three times that.
  *
  * <pre>
  * java -jar nccl-bench/target/benchmarks.jar ReduceBench
@@ -36,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class ReduceBench {
@@ -47,10 +45,6 @@ public class ReduceBench {
     /** TYPE:OP, e.g. FLOAT32:SUM. */
     @Param({"FLOAT32:SUM", "INT32:SUM", "FLOAT16:SUM"})
     public String kernel;
-
-    /** "scalar" for ScalarReducers, "chosen" for Reducer.of. */
-    @Param({"scalar", "chosen"})
-    public String impl;
 
     private Arena arena;
     private MemorySegment a;
@@ -65,7 +59,7 @@ public class ReduceBench {
         String[] k = kernel.split(":");
         DataType type = DataType.valueOf(k[0]);
         RedOp op = RedOp.valueOf(k[1]);
-        reducer = impl.equals("scalar") ? ScalarReducers.of(type, op, 8) : Reducer.of(type, op, 8);
+        reducer = Reducer.of(type, op, 8);
         n = bytes / type.size();
         arena = Arena.ofShared();
         a = arena.allocate(bytes, 64);

@@ -79,7 +79,9 @@ public final class Trainer {
             order[i] = first + i;
         }
         long computeNanos = 0;
-        long commNanos = 0;
+        // Each step's AllReduce as this rank timed it: with the other ranks' at the end, what
+        // the collective itself took is told from waiting for a slower rank's compute.
+        double[] stepComm = new double[steps * s.epochs()];
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
         for (int epoch = 1; epoch <= s.epochs(); epoch++) {
@@ -107,7 +109,7 @@ public final class Trainer {
                     params[i] -= s.lr() * velocity[i];
                 }
                 computeNanos += (t1 - t0) + (System.nanoTime() - t2);
-                commNanos += t2 - t1;
+                stepComm[(epoch - 1) * steps + step] = t2 - t1;
             }
             double[] stats = {lossSum, correct, shard};
             coll.allReduce(stats, RedOp.SUM);
@@ -117,7 +119,7 @@ public final class Trainer {
             print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms", epoch, loss, 100 * stats[1] / stats[2],
                     (System.nanoTime() - epochStart) / 1e6);
         }
-        report(coll, steps * s.epochs(), computeNanos, commNanos, grad.length, firstLoss, lastLoss);
+        report(coll, computeNanos, stepComm, grad.length, firstLoss, lastLoss);
         finalAccuracy(model, params, data);
 
         if (s.diverge() && rank == n - 1) {
@@ -126,15 +128,31 @@ public final class Trainer {
         return ReplicaDigest.of(rank, params);
     }
 
-    /** Time per step and the share spent in the AllReduce, averaged over the ranks. */
-    private void report(ArrayCollectives coll, int totalSteps, long computeNanos, long commNanos, int gradFloats, double firstLoss,
+    /**
+     * Time per step, averaged over the ranks, split three ways: compute, the AllReduce itself and
+     * waiting in it for a slower rank. The last rank to enter a step's AllReduce waits for
+     * nobody, so the shortest time any rank saw for a step is the collective's own; the rest of
+     * a rank's time in it is skew (no clock is compared across processes).
+     */
+    private void report(ArrayCollectives coll, long computeNanos, double[] stepComm, int gradFloats, double firstLoss,
                         double lastLoss) {
-        double[] t = {computeNanos, commNanos};
+        int totalSteps = stepComm.length;
+        double[] own = stepComm.clone();
+        coll.allReduce(own, RedOp.MIN);
+        double mine = 0;
+        double collective = 0;
+        for (int i = 0; i < totalSteps; i++) {
+            mine += stepComm[i];
+            collective += own[i];
+        }
+        double[] t = {computeNanos, mine};
         coll.allReduce(t, RedOp.AVG);
         double total = t[0] + t[1];
-        print("# %d steps: %.2f ms per step (compute %.2f ms, allreduce of %d floats %.2f ms), communication %.0f%% of the time",
-                totalSteps, total / totalSteps / 1e6, t[0] / totalSteps / 1e6, gradFloats, t[1] / totalSteps / 1e6,
-                100 * t[1] / total);
+        double skew = t[1] - collective;
+        print("# %d steps: %.2f ms per step (compute %.2f ms, allreduce of %d floats %.3f ms, waiting for slower ranks "
+                + "%.2f ms), communication %.0f%% of the time", totalSteps, total / totalSteps / 1e6,
+                t[0] / totalSteps / 1e6, gradFloats, collective / totalSteps / 1e6, skew / totalSteps / 1e6,
+                100 * collective / total);
         print("# loss %.4f -> %.4f (%s)", firstLoss, lastLoss, lastLoss < firstLoss ? "falls" : "DOES NOT FALL");
     }
 

@@ -3,7 +3,10 @@ package org.nccl4j.core.conn;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.locks.LockSupport;
 import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.wait.Futex;
 
 /**
  * NCCL's connection memory ({@code ncclSendMem} / {@code ncclRecvMem}): a 4096-byte header whose
@@ -20,6 +23,12 @@ import org.nccl4j.core.proto.Protocol;
  * and {@code recvTags}, written by the receiving kernel before it waits on a step (the proxy
  * then posts that step's receive into the right buffer). A tag is {@code (step + 1) << 2 | protocol},
  * so tags of earlier steps in the same slot never match.
+ *
+ * <p>A host thread that has waited long enough for a counter sleeps on it (a Linux futex on its
+ * low 32 bits) after counting itself in the header's {@code sleepers} word; whoever publishes
+ * the counter then wakes it, across processes too. Publishing is a release store, a full fence
+ * and a read of {@code sleepers}; the sleeper counts itself before it reads the counter a last
+ * time, so one of the two always sees the other.
  */
 public final class ConnMem {
     /** Slots per connection buffer ({@code NCCL_STEPS}). */
@@ -28,6 +37,8 @@ public final class ConnMem {
     public static final long HEADER = 4096;
     /** Offset of {@code tail} in a receive header and {@code head} in a send header. */
     public static final long COUNTER = 0;
+    /** Offset of {@code sleepers}: host threads asleep on the counter (a cache line of its own). */
+    public static final long SLEEPERS = 64;
     /** Offset of {@code sizesFifo} (int[8]) in a receive header ({@code CACHE_LINE_SIZE}). */
     public static final long SIZES = 128;
     /** Offset of {@code sendTags} (long[8]) in a receive header. */
@@ -51,10 +62,50 @@ public final class ConnMem {
 
     /**
      * @param header a header segment
-     * @param value  the new counter, published with release semantics
+     * @param value  the new counter, published with release semantics; threads asleep on it
+     *               are woken
      */
     public static void publish(MemorySegment header, long value) {
         LONG.setRelease(header, COUNTER, value);
+        VarHandle.fullFence();
+        if ((int) INT.getOpaque(header, SLEEPERS) != 0) {
+            Futex.wakeAll(header, COUNTER);
+        }
+    }
+
+    /**
+     * Sleeps until the counter reaches {@code target}, it is published, or {@code maxNanos} pass
+     * (the caller checks abort and deadlines between sleeps). Without futexes for this memory
+     * ({@link #canSleep}) it parks for 50 µs.
+     *
+     * @param header   a header segment
+     * @param target   the counter value awaited
+     * @param maxNanos the longest sleep
+     */
+    public static void sleep(MemorySegment header, long target, long maxNanos) {
+        if (!canSleep(header)) {
+            LockSupport.parkNanos(50_000);
+            return;
+        }
+        INT.getAndAdd(header, SLEEPERS, 1);
+        try {
+            long v = counter(header);
+            if (v < target) {
+                // The low half is what the futex compares: the counter moves on by the time it
+                // could wrap around to the same low 32 bits.
+                Futex.await(header, COUNTER, (int) v, maxNanos);
+            }
+        } finally {
+            INT.getAndAdd(header, SLEEPERS, -1);
+        }
+    }
+
+    /**
+     * @param header a header segment
+     * @return whether a thread can sleep on its counter until a publish wakes it
+     */
+    public static boolean canSleep(MemorySegment header) {
+        return Futex.usable(header) && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     }
 
     /**

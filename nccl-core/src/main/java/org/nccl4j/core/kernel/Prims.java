@@ -191,10 +191,7 @@ public final class Prims {
             if (start == 0) {
                 start = System.nanoTime();
             }
-            waiter.pause(++round, start);
-            if ((round & 1023) == 0) {
-                waiter.check(c, "data", start);
-            }
+            waiter.idle(c, s + 1, "data", ++round, start);
         }
         return out.asSlice(0, n);
     }
@@ -223,7 +220,12 @@ public final class Prims {
             }
         }
         c.step(s + 1);
-        c.wake();
+        if (c.viaProxy()) {
+            c.wake();
+        } else {
+            // The lines carry the data; the tail is what a receiver asleep on it is woken by.
+            c.publish(s + 1);
+        }
     }
 
     private static void writeLl(MemorySegment lines, MemorySegment data, long n, int flag) {

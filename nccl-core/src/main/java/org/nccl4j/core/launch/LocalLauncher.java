@@ -63,8 +63,6 @@ public final class LocalLauncher {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("--add-modules");
-        cmd.add("jdk.incubator.vector"); // the reduction kernels
         // JVM options for rank JVMs (./nccl4j passes its class-data archive here).
         String opts = System.getenv().getOrDefault("NCCL4J_CHILD_JAVA_OPTS", "-XX:+UseSerialGC");
         for (String o : opts.trim().split("\\s+")) {

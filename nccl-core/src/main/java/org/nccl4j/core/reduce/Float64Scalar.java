@@ -23,7 +23,6 @@ final class Float64Scalar extends BaseReducer {
         apply(op, a, aOff, b, bOff, d, dOff, n);
     }
 
-    /** Also the tail of {@link Float64Simd}'s loops. */
     static void apply(RedOp op, MemorySegment a, long aOff, MemorySegment b, long bOff,
             MemorySegment d, long dOff, long n) {
         switch (op) {

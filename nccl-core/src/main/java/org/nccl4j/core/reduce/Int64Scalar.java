@@ -24,7 +24,6 @@ final class Int64Scalar extends BaseReducer {
         apply(op, unsigned, a, aOff, b, bOff, d, dOff, n);
     }
 
-    /** Also the tail of {@link Int64Simd}'s loops. */
     static void apply(RedOp op, boolean unsigned, MemorySegment a, long aOff, MemorySegment b, long bOff,
             MemorySegment d, long dOff, long n) {
         switch (op) {

@@ -24,7 +24,6 @@ final class Int8Scalar extends BaseReducer {
         apply(op, unsigned, a, aOff, b, bOff, d, dOff, n);
     }
 
-    /** Also the tail of {@link Int8Simd}'s loops. */
     static void apply(RedOp op, boolean unsigned, MemorySegment a, long aOff, MemorySegment b, long bOff,
             MemorySegment d, long dOff, long n) {
         switch (op) {

@@ -72,8 +72,8 @@ public interface Reducer {
     void postOp(MemorySegment buf, long off, long n);
 
     /**
-     * The fastest kernel for a type and operation: Vector API loops where
-     * {@code jdk.incubator.vector} is present and they pay, plain loops elsewhere.
+     * The kernel for a type and operation: plain loops, which C2 vectorizes (see the package
+     * documentation for why not the Vector API).
      *
      * @param type the element type
      * @param op the reduction
@@ -84,6 +84,6 @@ public interface Reducer {
      *     type or op, or AVG with nranks below 1
      */
     static Reducer of(DataType type, RedOp op, int nranks) {
-        return Reducers.select(type, op, nranks, true);
+        return Reducers.select(type, op, nranks);
     }
 }

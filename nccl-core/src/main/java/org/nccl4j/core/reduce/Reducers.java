@@ -5,19 +5,12 @@ import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 
-/** Argument checks and the choice between vector and plain kernels. */
+/** Argument checks and the kernel of each type. */
 final class Reducers {
-    /**
-     * Whether the Vector API can be used. Checked by name so that this class, and everything but
-     * the *Simd classes, loads without the incubator module (a JVM started without
-     * {@code --add-modules jdk.incubator.vector} on the class path).
-     */
-    static final boolean VECTOR_API = vectorApiPresent();
-
     private Reducers() {
     }
 
-    static Reducer select(DataType type, RedOp op, int nranks, boolean allowVector) {
+    static Reducer select(DataType type, RedOp op, int nranks) {
         if (type == null || op == null) {
             throw NcclException.of(Result.INVALID_ARGUMENT,
                     "reduction needs a data type and an operation, got " + type + " and " + op, null);
@@ -25,12 +18,6 @@ final class Reducers {
         if (op == RedOp.AVG && nranks < 1) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "AVG over " + nranks + " ranks",
                     "nranks is the communicator's size, at least 1");
-        }
-        if (allowVector && VECTOR_API) {
-            Reducer r = SimdReducers.of(type, op, nranks);
-            if (r != null) {
-                return r;
-            }
         }
         return switch (type) {
             case INT8 -> new Int8Scalar(type, op, nranks, false);
@@ -44,14 +31,5 @@ final class Reducers {
             case FLOAT64 -> new Float64Scalar(op, nranks);
             case BFLOAT16 -> new Bfloat16Scalar(op, nranks);
         };
-    }
-
-    private static boolean vectorApiPresent() {
-        try {
-            Class.forName("jdk.incubator.vector.FloatVector", false, Reducers.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }

@@ -3,10 +3,11 @@
  * {@code FuncMax}, {@code FuncMin} and {@code FuncAvg} (with their pre- and post-ops) for every
  * {@link org.nccl4j.DataType}, over {@link java.lang.foreign.MemorySegment}s.
  *
- * <p>{@link org.nccl4j.core.reduce.Reducer#of} picks a kernel: Vector API loops for 8-, 32- and
- * 64-bit integers and for float32/float64 when {@code jdk.incubator.vector} is in the boot layer
- * (start the JVM with {@code --add-modules jdk.incubator.vector}), plain loops otherwise and for
- * float16/bfloat16. {@link org.nccl4j.core.reduce.ScalarReducers} gives the plain loops alone.
- * Both compute the same bits.
+ * <p>The kernels are plain loops, which C2 vectorizes (about 33 GB/s of float32 SUM per core on
+ * the development machine, several times what a rank moves). They were Vector API loops, twice
+ * as fast once C2 has compiled them; but until then (C2 compiles a method after some 600
+ * calls) Vector API code runs as allocating calls, about 500 times slower than compiled, and a
+ * training loop makes only a few reduce calls per step: its first hundreds of steps paid
+ * milliseconds per AllReduce. Plain loops are usable from C1 within the first calls.
  */
 package org.nccl4j.core.reduce;

@@ -21,20 +21,18 @@ import org.nccl4j.RedOp;
 class ReducerAvgTest {
     static Stream<Arguments> cases() {
         List<Arguments> list = new ArrayList<>();
-        for (String impl : List.of("chosen", "scalar")) {
-            for (DataType t : DataType.values()) {
-                for (int nranks : new int[] {1, 3, 4}) {
-                    list.add(Arguments.of(impl, t, nranks));
-                }
+        for (DataType t : DataType.values()) {
+            for (int nranks : new int[] {1, 3, 4}) {
+                list.add(Arguments.of(t, nranks));
             }
         }
         return list.stream();
     }
 
-    @ParameterizedTest(name = "{0} {1} nranks={2}")
+    @ParameterizedTest(name = "{0} nranks={1}")
     @MethodSource("cases")
-    void avgMatchesReference(String impl, DataType t, int nranks) {
-        Reducer r = ReducerTest.make(impl, t, RedOp.AVG, nranks);
+    void avgMatchesReference(DataType t, int nranks) {
+        Reducer r = Reducer.of(t, RedOp.AVG, nranks);
         boolean integer = ReduceReference.isInteger(t);
         assertEquals(!integer, r.hasPreOp(), r + " pre-op");
         assertEquals(integer, r.hasPostOp(), r + " post-op");
@@ -103,18 +101,16 @@ class ReducerAvgTest {
     void otherOpsHaveIdentityPreAndPostOps() {
         for (DataType t : DataType.values()) {
             for (RedOp op : new RedOp[] {RedOp.SUM, RedOp.PROD, RedOp.MAX, RedOp.MIN}) {
-                for (String impl : List.of("chosen", "scalar")) {
-                    Reducer r = ReducerTest.make(impl, t, op, 4);
-                    assertFalse(r.hasPreOp(), r.toString());
-                    assertFalse(r.hasPostOp(), r.toString());
-                    long[] v = ReduceData.values(t, 100, new Random(5));
-                    MemorySegment src = MemorySegment.ofArray(new byte[1 + 100 * t.size()]);
-                    MemorySegment dst = MemorySegment.ofArray(new byte[3 + 100 * t.size()]);
-                    ReduceData.write(src, 1, t, v);
-                    r.preOp(src, 1, dst, 3, 100);
-                    r.postOp(dst, 3, 100);
-                    expect(t, r + " identity", v, dst, 3, x -> x);
-                }
+                Reducer r = Reducer.of(t, op, 4);
+                assertFalse(r.hasPreOp(), r.toString());
+                assertFalse(r.hasPostOp(), r.toString());
+                long[] v = ReduceData.values(t, 100, new Random(5));
+                MemorySegment src = MemorySegment.ofArray(new byte[1 + 100 * t.size()]);
+                MemorySegment dst = MemorySegment.ofArray(new byte[3 + 100 * t.size()]);
+                ReduceData.write(src, 1, t, v);
+                r.preOp(src, 1, dst, 3, 100);
+                r.postOp(dst, 3, 100);
+                expect(t, r + " identity", v, dst, 3, x -> x);
             }
         }
     }

@@ -1,9 +1,7 @@
 package org.nccl4j.core.reduce;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.Arena;
@@ -22,42 +20,36 @@ import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 
-/** Every DataType x RedOp, vector and plain kernels, against {@link ReduceReference}. */
+/** Every DataType x RedOp against {@link ReduceReference}. */
 class ReducerTest {
     static final int[] SIZES = {0, 1, 7, 33, 1000, 4097};
     private static final byte GUARD = 0x5a;
 
     enum Alias { NONE, DST_IS_A, DST_IS_B }
 
-    static Reducer make(String impl, DataType t, RedOp op, int nranks) {
-        return impl.equals("scalar") ? ScalarReducers.of(t, op, nranks) : Reducer.of(t, op, nranks);
-    }
-
     static Stream<Arguments> cases() {
         List<Arguments> list = new ArrayList<>();
-        for (String impl : List.of("chosen", "scalar")) {
-            for (DataType t : DataType.values()) {
-                for (RedOp op : RedOp.values()) {
-                    list.add(Arguments.of(impl, t, op));
-                }
+        for (DataType t : DataType.values()) {
+            for (RedOp op : RedOp.values()) {
+                list.add(Arguments.of(t, op));
             }
         }
         return list.stream();
     }
 
-    @ParameterizedTest(name = "{0} {1} {2}")
+    @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
-    void randomAndEdgeValues(String impl, DataType t, RedOp op) {
-        Reducer r = make(impl, t, op, 3);
+    void randomAndEdgeValues(DataType t, RedOp op) {
+        Reducer r = Reducer.of(t, op, 3);
         for (int n : SIZES) {
             Random rnd = new Random(1000L * t.ordinal() + 10L * op.ordinal() + n);
             check(r, t, op, ReduceData.values(t, n, rnd), ReduceData.values(t, n, rnd), "n=" + n);
         }
     }
 
-    @ParameterizedTest(name = "{0} {1} {2}")
+    @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
-    void everyPairOfEdgeValues(String impl, DataType t, RedOp op) {
+    void everyPairOfEdgeValues(DataType t, RedOp op) {
         long[] e = ReduceData.edges(t);
         long[] x = new long[e.length * e.length];
         long[] y = new long[x.length];
@@ -67,7 +59,7 @@ class ReducerTest {
                 y[i * e.length + j] = e[j];
             }
         }
-        check(make(impl, t, op, 3), t, op, x, y, "edge pairs");
+        check(Reducer.of(t, op, 3), t, op, x, y, "edge pairs");
     }
 
     /** Runs r over x and y in every segment kind and aliasing, at offsets no element size divides. */
@@ -131,19 +123,6 @@ class ReducerTest {
     }
 
     @Test
-    void vectorKernelsAreChosenWhereTheyPay() {
-        assertTrue(Reducers.VECTOR_API, "surefire's argLine adds jdk.incubator.vector");
-        assertInstanceOf(Float32Simd.class, Reducer.of(DataType.FLOAT32, RedOp.SUM, 1));
-        assertInstanceOf(Float64Simd.class, Reducer.of(DataType.FLOAT64, RedOp.MAX, 1));
-        assertInstanceOf(Int32Simd.class, Reducer.of(DataType.UINT32, RedOp.MIN, 1));
-        assertInstanceOf(Int64Simd.class, Reducer.of(DataType.INT64, RedOp.PROD, 1));
-        assertInstanceOf(Int8Simd.class, Reducer.of(DataType.UINT8, RedOp.AVG, 2));
-        assertInstanceOf(Float16Scalar.class, Reducer.of(DataType.FLOAT16, RedOp.SUM, 1));
-        assertInstanceOf(Bfloat16Scalar.class, Reducer.of(DataType.BFLOAT16, RedOp.SUM, 1));
-        assertInstanceOf(Float32Scalar.class, ScalarReducers.of(DataType.FLOAT32, RedOp.SUM, 1));
-    }
-
-    @Test
     void badArgumentsAreInvalidArgument() {
         NcclException e = assertThrows(NcclException.class, () -> Reducer.of(null, RedOp.SUM, 1));
         assertEquals(Result.INVALID_ARGUMENT, e.result());
@@ -153,13 +132,11 @@ class ReducerTest {
         assertEquals(Result.INVALID_ARGUMENT, e.result());
         Reducer.of(DataType.INT32, RedOp.SUM, 0); // nranks matters to AVG only
         MemorySegment s = MemorySegment.ofArray(new byte[64]);
-        for (String impl : List.of("chosen", "scalar")) {
-            Reducer r = make(impl, DataType.FLOAT32, RedOp.SUM, 1);
-            e = assertThrows(NcclException.class, () -> r.reduce(s, 0, s, 0, s, 0, -1));
-            assertEquals(Result.INVALID_ARGUMENT, e.result());
-            // 17 floats do not fit in 64 bytes: the segment's bounds check, not a stray write.
-            assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 0, s, 0, s, 0, 17));
-            assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 4, s, 0, s, 0, 16));
-        }
+        Reducer r = Reducer.of(DataType.FLOAT32, RedOp.SUM, 1);
+        e = assertThrows(NcclException.class, () -> r.reduce(s, 0, s, 0, s, 0, -1));
+        assertEquals(Result.INVALID_ARGUMENT, e.result());
+        // 17 floats do not fit in 64 bytes: the segment's bounds check, not a stray write.
+        assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 0, s, 0, s, 0, 17));
+        assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 4, s, 0, s, 0, 16));
     }
 }
