@@ -64,7 +64,8 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-r", "--root"}, defaultValue = "0", description = "root of broadcast and reduce (default ${DEFAULT-VALUE})")
     int root;
 
-    @Option(names = {"-z", "--blocking"}, defaultValue = "0", description = "1 = wait and barrier after every operation (default ${DEFAULT-VALUE})")
+    @Option(names = {"-z", "--blocking"}, defaultValue = "0", description = "1 = wait and barrier after every operation; 2 = blocking calls back to back, "
+                    + "as an MPI program makes them: each returns when done, no barrier (default ${DEFAULT-VALUE})")
     int blocking;
 
     @Option(names = {"-a", "--average"}, defaultValue = "1",
@@ -116,7 +117,7 @@ final class PerfCommand implements Callable<Integer> {
     private PerfSettings settings(int nThreads) {
         return new PerfSettings(Collective.parse(coll), PerfSettings.parseSize(minBytes), PerfSettings.parseSize(maxBytes),
                 PerfSettings.parseSize(stepBytes), stepFactor, iters, warmupIters, check, PerfSettings.parseOps(redop),
-                ElementType.parse(datatype), root, blocking != 0, average, nThreads, device.onDevice());
+                ElementType.parse(datatype), root, blocking, average, nThreads, device.onDevice());
     }
 
     private static int runRank(Communicator c, PerfSettings settings) {

@@ -143,6 +143,18 @@ class PerfTest {
         assertTrue(r.lines().contains("# Out of bounds values : 0 OK"), r.text());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"allreduce", "reducescatter"})
+    void blockingCallsBackToBackCheckOut(String coll) {
+        // AllReduce through the blocking form (run by the calling thread), the others enqueued and awaited.
+        Cli.Result r = Cli.run(args("--threads", "2", "--op", coll, "-b", "8", "-e", "64K", "-f", "8", "-z", "2",
+                "-d", "all", "-o", "avg"));
+        assertEquals(0, r.exitCode(), r.text());
+        assertTrue(r.lines().contains("# Blocking calls: each returns when its collective is done, back to back, no barrier"),
+                r.text());
+        PerfTable.parse(r.lines()).assertNoWrong();
+    }
+
     @Test
     void badArgumentsAreRefused() {
         Cli.Result r = Cli.run("perf", "--threads", "1", "-d", "complex");
@@ -151,6 +163,9 @@ class PerfTest {
         r = Cli.run("perf", "--threads", "1", "-b", "1M", "-e", "1K");
         assertEquals(2, r.exitCode(), r.text());
         assertTrue(r.stderr().contains("invalid sizes for 'minbytes' and 'maxbytes'"), r.text());
+        r = Cli.run("perf", "--threads", "1", "-z", "3");
+        assertEquals(2, r.exitCode(), r.text());
+        assertTrue(r.stderr().contains("-z 3: 0, 1 or 2"), r.text());
     }
 
     @ParameterizedTest

@@ -175,6 +175,28 @@ public enum Collective {
     }
 
     /**
+     * Makes one blocking call: AllReduce through the communicator's blocking form (the calling
+     * thread runs it when the stream is idle), the others enqueued on {@code stream} and waited for.
+     *
+     * @param comm   the communicator
+     * @param send   send buffer
+     * @param recv   receive buffer
+     * @param count  the count passed to the collective
+     * @param type   element type
+     * @param op     reduction (ignored by collectives without one)
+     * @param root   root of Broadcast and Reduce
+     * @param stream where the others are enqueued
+     */
+    public void runBlocking(Communicator comm, MemorySegment send, MemorySegment recv, long count, ElementType type,
+                            RedOp op, int root, Stream stream) {
+        if (this == ALLREDUCE) {
+            comm.allReduce(send, recv, count, type.type(), op);
+        } else {
+            run(comm, send, recv, count, type, op, root, stream).await();
+        }
+    }
+
+    /**
      * Enqueues one call on device memory ({@code --device cuda}).
      *
      * @param comm   the communicator

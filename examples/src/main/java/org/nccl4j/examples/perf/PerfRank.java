@@ -273,13 +273,18 @@ public final class PerfRank implements AutoCloseable {
             DeviceBuffer o = recv.device();
             s.coll().run(comm, i.slice(inOff, i.byteSize() - inOff), o.slice(outOff, o.byteSize() - outOff),
                     c.paramCount(), type, op, s.root(), stream);
+        } else if (s.blocking() == 2) {
+            s.coll().runBlocking(comm, in.host().asSlice(inOff), recv.host().asSlice(outOff), c.paramCount(), type, op,
+                    s.root(), stream);
         } else {
             s.coll().run(comm, in.host().asSlice(inOff), recv.host().asSlice(outOff), c.paramCount(), type, op,
                     s.root(), stream);
         }
-        if (s.blocking()) {
+        if (s.blocking() == 1) {
             stream.synchronize();
             barrier();
+        } else if (s.blocking() == 2) {
+            stream.synchronize();
         }
     }
 

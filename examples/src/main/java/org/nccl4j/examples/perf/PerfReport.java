@@ -36,8 +36,10 @@ public final class PerfReport {
                 "# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: %d validation: %d graph: %d",
                 s.nThreads(), 1, s.minBytes(), s.maxBytes(), s.stepFactor() > 1 ? s.stepFactor() : s.stepBytes(),
                 s.stepFactor() > 1 ? "factor" : "bytes", s.warmupIters(), s.iters(), 1, s.check(), 0));
-        if (s.blocking()) {
+        if (s.blocking() == 1) {
             lines.add("# Blocking Enabled: wait for completion and barrier after each collective ");
+        } else if (s.blocking() == 2) {
+            lines.add("# Blocking calls: each returns when its collective is done, back to back, no barrier");
         }
         lines.add("#");
         lines.add("# Using devices");

@@ -17,7 +17,10 @@ import org.nccl4j.RedOp;
  * @param ops         reductions to run ({@code -o}; {@code all} is every one)
  * @param types       element types to run ({@code -d}; {@code all} is every one)
  * @param root        root of Broadcast and Reduce ({@code -r})
- * @param blocking    whether to wait and barrier after every operation ({@code -z})
+ * @param blocking    {@code -z}: 0 enqueues the timed calls and waits once; 1 waits and barriers after
+ *                    every operation (nccl-tests'); 2 makes blocking calls back to back, as an MPI
+ *                    program does (AllReduce on host memory through the blocking form, which runs on
+ *                    the calling thread; the others enqueue and wait for each)
  * @param average     how times combine over ranks ({@code -a}): 0 rank 0's, 1 the mean, 2 the
  *                    minimum, 3 the maximum
  * @param nThreads    ranks per process, for the preamble ({@code nThread})
@@ -26,7 +29,7 @@ import org.nccl4j.RedOp;
  */
 public record PerfSettings(Collective coll, long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters,
                            int warmupIters, int check, List<RedOp> ops, List<ElementType> types, int root,
-                           boolean blocking, int average, int nThreads, boolean onDevice) {
+                           int blocking, int average, int nThreads, boolean onDevice) {
     /**
      * Checks the values nccl-tests would refuse or loop forever on.
      *
@@ -35,6 +38,9 @@ public record PerfSettings(Collective coll, long minBytes, long maxBytes, long s
     public PerfSettings {
         ops = List.copyOf(ops);
         types = List.copyOf(types);
+        if (blocking < 0 || blocking > 2) {
+            throw new IllegalArgumentException("-z " + blocking + ": 0, 1 or 2");
+        }
         if (minBytes < 0 || maxBytes < minBytes) {
             throw new IllegalArgumentException("invalid sizes for 'minbytes' and 'maxbytes': " + minBytes + " > "
                     + maxBytes);

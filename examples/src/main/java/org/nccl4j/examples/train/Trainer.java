@@ -116,8 +116,14 @@ public final class Trainer {
             double loss = stats[0] / stats[2];
             firstLoss = epoch == 1 ? loss : firstLoss;
             lastLoss = loss;
-            print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms", epoch, loss, 100 * stats[1] / stats[2],
-                    (System.nanoTime() - epochStart) / 1e6);
+            double epochComm = 0;
+            for (int i = (epoch - 1) * steps; i < epoch * steps; i++) {
+                epochComm += stepComm[i];
+            }
+            // This rank's AllReduce per step, the wait for slower ranks included: the first
+            // epochs show the JVMs' warm-up (interpreted code, the JIT compiling on the same cores).
+            print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms  allreduce %.3f ms/step", epoch, loss,
+                    100 * stats[1] / stats[2], (System.nanoTime() - epochStart) / 1e6, epochComm / steps / 1e6);
         }
         report(coll, computeNanos, stepComm, grad.length, firstLoss, lastLoss);
         finalAccuracy(model, params, data);
