@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.nccl4j.Completion;
 import org.nccl4j.Communicator;
 import org.nccl4j.DataType;
 import org.nccl4j.Device;
@@ -271,8 +272,11 @@ public final class PerfRank implements AutoCloseable {
         if (s.onDevice()) {
             DeviceBuffer i = in.device();
             DeviceBuffer o = recv.device();
-            s.coll().run(comm, i.slice(inOff, i.byteSize() - inOff), o.slice(outOff, o.byteSize() - outOff),
-                    c.paramCount(), type, op, s.root(), stream);
+            Completion done = s.coll().run(comm, i.slice(inOff, i.byteSize() - inOff),
+                    o.slice(outOff, o.byteSize() - outOff), c.paramCount(), type, op, s.root(), stream);
+            if (s.blocking() == 2) {
+                done.await();
+            }
         } else if (s.blocking() == 2) {
             s.coll().runBlocking(comm, in.host().asSlice(inOff), recv.host().asSlice(outOff), c.paramCount(), type, op,
                     s.root(), stream);
@@ -283,8 +287,6 @@ public final class PerfRank implements AutoCloseable {
         if (s.blocking() == 1) {
             stream.synchronize();
             barrier();
-        } else if (s.blocking() == 2) {
-            stream.synchronize();
         }
     }
 

@@ -23,14 +23,11 @@ public final class Futex {
 
     private static final MethodHandle SYSCALL;
     private static final long SYS_FUTEX;
-    /** A {@code struct timespec} of {@link #MAX_SLEEP_NANOS}, read by the kernel only. */
-    private static final MemorySegment TIMEOUT;
     /** Whether futexes can be used here. */
     public static final boolean AVAILABLE;
 
     static {
         MethodHandle h = null;
-        MemorySegment timeout = null;
         long nr = switch (System.getProperty("os.arch")) {
             case "amd64", "x86_64" -> 202;
             case "aarch64" -> 98;
@@ -43,9 +40,6 @@ public final class Futex {
                         FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                                 ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
                         Linker.Option.firstVariadicArg(1));
-                timeout = Arena.global().allocate(16, 8);
-                timeout.set(ValueLayout.JAVA_LONG, 0, 0);
-                timeout.set(ValueLayout.JAVA_LONG, 8, MAX_SLEEP_NANOS);
             } catch (RuntimeException | LinkageError e) {
                 Log.warn("futexes unavailable (%s): waits park for short times instead", e);
                 h = null;
@@ -53,7 +47,6 @@ public final class Futex {
         }
         SYSCALL = h;
         SYS_FUTEX = nr;
-        TIMEOUT = timeout;
         AVAILABLE = h != null;
     }
 
@@ -79,10 +72,7 @@ public final class Futex {
      * @param nanos    the longest sleep
      */
     public static void await(MemorySegment mem, long offset, int expected, long nanos) {
-        if (nanos == MAX_SLEEP_NANOS) {
-            call(mem.address() + offset, FUTEX_WAIT, expected, TIMEOUT);
-            return;
-        }
+        // A sleep comes after milliseconds of waiting: its timespec's allocation costs nothing.
         try (Arena a = Arena.ofConfined()) {
             MemorySegment t = a.allocate(16, 8);
             t.set(ValueLayout.JAVA_LONG, 0, nanos / 1_000_000_000L);
