@@ -283,9 +283,8 @@ public final class CommInit {
             return new Connected(null, onDevice);
         }
         TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, net, proxies, abort);
-        boolean oversubscribed = layout.localRanks().length > Runtime.getRuntime().availableProcessors();
         Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
-                oversubscribed);
+                layout.localRanks().length, Runtime.getRuntime().availableProcessors());
         return new Connected(Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
                 chooser, waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS),
                 failure), null);

@@ -42,8 +42,6 @@ public final class Prims {
     private final Staging staging;
     private final long sliceBytes;
     private final long stagingBytes;
-    private final MemorySegment[] rs;
-    private final MemorySegment[] ss;
 
     /**
      * @param recvs    connections received from (reduced together in the given order)
@@ -67,8 +65,6 @@ public final class Prims {
         long data = any == null ? 1 << 30 : proto.dataBytesPerStep(any.stepSize(proto));
         this.sliceBytes = Math.max(typeSize, data / typeSize * typeSize);
         this.stagingBytes = (data + 7) / 8 * 8;
-        this.rs = new MemorySegment[recvs.length];
-        this.ss = new MemorySegment[sends.length];
     }
 
     /** Sends {@code src} (the rank's input: pre-op applied). */
@@ -120,30 +116,13 @@ public final class Prims {
         long done = 0;
         for (long k = 0; k < slices; k++) {
             long n = Math.min(sliceBytes, bytes - done);
-            if ((mode & RECV) != 0) {
-                for (int i = 0; i < recvs.length; i++) {
-                    rs[i] = receive(i, n, slices - k);
-                }
-            }
-            MemorySegment scratch = null;
-            if ((mode & SEND) != 0) {
-                for (int j = 0; j < sends.length; j++) {
-                    Conn c = sends[j];
-                    waiter.await(c, c.step() + 1 - ConnMem.STEPS, "credit");
-                    ss[j] = proto == Protocol.SIMPLE ? c.slot(Protocol.SIMPLE, c.step()).asSlice(0, n) : null;
-                }
-                scratch = proto == Protocol.SIMPLE ? (sends.length > 0 ? ss[0] : null) : staging.send(stagingBytes).asSlice(0, n);
-            }
-            MemorySegment result = null;
-            if (n > 0) {
-                MemorySegment in = src == null ? null : src.asSlice(sOff + done, n);
-                MemorySegment out = dst == null ? null : dst.asSlice(dOff + done, n);
-                result = move(mode, scratch, in, out, n / typeSize, applyPre, applyPost);
-            }
-            if ((mode & SEND) != 0) {
-                for (int j = 0; j < sends.length; j++) {
-                    deliver(j, result, n);
-                }
+            MemorySegment in = src == null || n == 0 ? null : src.asSlice(sOff + done, n);
+            MemorySegment out = dst == null || n == 0 ? null : dst.asSlice(dOff + done, n);
+            // One method per protocol: each is compiled on its own, small, when it gets hot.
+            if (proto == Protocol.SIMPLE) {
+                simpleStep(mode, in, out, n, slices - k, applyPre, applyPost);
+            } else {
+                lineStep(mode, in, out, n, slices - k, applyPre, applyPost);
             }
             if ((mode & RECV) != 0) {
                 for (Conn c : recvs) {
@@ -156,20 +135,92 @@ public final class Prims {
         }
     }
 
+    /** One Simple step: the peers' slots are read and written in place, then a tail is published. */
+    private void simpleStep(int mode, MemorySegment in, MemorySegment out, long n, long remaining, boolean pre,
+                            boolean post) {
+        if ((mode & RECV) != 0) {
+            for (Conn c : recvs) {
+                long s = c.step();
+                c.announce(s + Math.min(ConnMem.STEPS, remaining), proto);
+                waiter.await(c, s + 1, "data");
+            }
+        }
+        MemorySegment scratch = null;
+        if ((mode & SEND) != 0) {
+            awaitCredit();
+            scratch = sends.length > 0 ? simpleSlot(sends[0], n) : null;
+        }
+        MemorySegment result = n > 0 ? move(mode, scratch, in, out, n / typeSize, pre, post) : null;
+        if ((mode & SEND) != 0) {
+            for (Conn c : sends) {
+                long s = c.step();
+                if (n > 0) {
+                    MemorySegment slot = simpleSlot(c, n);
+                    if (!same(result, slot)) {
+                        MemorySegment.copy(result, 0, slot, 0, n);
+                    }
+                }
+                c.postSend(s, proto, (int) n);
+                c.step(s + 1);
+                c.publish(s + 1);
+            }
+        }
+    }
+
+    /** One LL or LL128 step: received lines are decoded into staging, outgoing data encoded into lines. */
+    private void lineStep(int mode, MemorySegment in, MemorySegment out, long n, long remaining, boolean pre,
+                          boolean post) {
+        if ((mode & RECV) != 0) {
+            for (int i = 0; i < recvs.length; i++) {
+                receiveLines(i, n, remaining);
+            }
+        }
+        MemorySegment scratch = null;
+        if ((mode & SEND) != 0) {
+            awaitCredit();
+            scratch = staging.send(stagingBytes).asSlice(0, n);
+        }
+        MemorySegment result = n > 0 ? move(mode, scratch, in, out, n / typeSize, pre, post) : null;
+        if ((mode & SEND) != 0) {
+            for (Conn c : sends) {
+                deliverLines(c, result, n);
+            }
+        }
+    }
+
+    private void awaitCredit() {
+        for (Conn c : sends) {
+            waiter.await(c, c.step() + 1 - ConnMem.STEPS, "credit");
+        }
+    }
+
+    /** The first {@code n} bytes of a connection's current Simple slot. */
+    private static MemorySegment simpleSlot(Conn c, long n) {
+        return c.slot(Protocol.SIMPLE, c.step()).asSlice(0, n);
+    }
+
     /**
-     * Waits for the next step from {@code recvs[i]} and returns its {@code n} data bytes.
+     * The {@code n} data bytes of the current step received from {@code recvs[i]}: its Simple
+     * slot, or the staging its lines were decoded into. Recomputed where needed rather than kept
+     * in an array: stores of the several segment classes into one would deoptimize the compiled
+     * kernel again and again.
+     */
+    private MemorySegment received(int i, long n) {
+        return proto == Protocol.SIMPLE ? simpleSlot(recvs[i], n) : staging.recv(i, stagingBytes).asSlice(0, n);
+    }
+
+    /**
+     * Waits for the lines of the next step from {@code recvs[i]} and decodes its {@code n} data
+     * bytes into staging.
      *
      * @param remaining slices of this call still to come, this one included (announced ahead to a proxy)
      */
-    private MemorySegment receive(int i, long n, long remaining) {
+    private void receiveLines(int i, long n, long remaining) {
         Conn c = recvs[i];
         long s = c.step();
         c.announce(s + Math.min(ConnMem.STEPS, remaining), proto);
-        if (proto == Protocol.SIMPLE || c.viaProxy()) {
+        if (c.viaProxy()) {
             waiter.await(c, s + 1, "data");
-        }
-        if (proto == Protocol.SIMPLE) {
-            return c.slot(Protocol.SIMPLE, s).asSlice(0, n);
         }
         MemorySegment out = staging.recv(i, stagingBytes);
         MemorySegment lines = c.slot(proto, s);
@@ -193,22 +244,11 @@ public final class Prims {
             }
             waiter.idle(c, s + 1, "data", ++round, start);
         }
-        return out.asSlice(0, n);
     }
 
-    /** Posts the step's data to {@code sends[j]}: the slot and a tail (Simple) or flagged lines (LL, LL128). */
-    private void deliver(int j, MemorySegment data, long n) {
-        Conn c = sends[j];
+    /** Posts the step's data to {@code c} as flagged lines. */
+    private void deliverLines(Conn c, MemorySegment data, long n) {
         long s = c.step();
-        if (proto == Protocol.SIMPLE) {
-            if (n > 0 && !same(data, ss[j])) {
-                MemorySegment.copy(data, 0, ss[j], 0, n);
-            }
-            c.postSend(s, proto, (int) n);
-            c.step(s + 1);
-            c.publish(s + 1);
-            return;
-        }
         c.postSend(s, proto, proto.wireBytes(n));
         MemorySegment lines = c.slot(proto, s);
         if (proto == Protocol.LL) {
@@ -258,8 +298,8 @@ public final class Prims {
                 reducer.preOp(in, 0, target, 0, elems);
                 operand = target;
             }
-            for (MemorySegment r : rs) {
-                reducer.reduce(r, 0, operand, 0, target, 0, elems);
+            for (int i = 0; i < recvs.length; i++) {
+                reducer.reduce(received(i, elems * typeSize), 0, operand, 0, target, 0, elems);
                 operand = target;
             }
             if (post) {
@@ -267,7 +307,7 @@ public final class Prims {
             }
             return target;
         }
-        MemorySegment from = (mode & RECV) != 0 ? rs[0] : in;
+        MemorySegment from = (mode & RECV) != 0 ? received(0, elems * typeSize) : in;
         boolean ownInput = pre && (mode & RECV) == 0;
         if (out != null && !same(from, out)) {
             if (ownInput) {

@@ -112,6 +112,12 @@ public final class NetRecvTask extends NetTask {
         return moved;
     }
 
+    /** Called by the proxy thread only, as {@link #progress} is. */
+    @Override
+    public boolean inFlight() {
+        return done < posted;
+    }
+
     @Override
     void closeComm() throws NetException {
         net.closeRecv((RecvComm) comm);

@@ -92,6 +92,12 @@ public final class NetSendTask extends NetTask {
         return moved;
     }
 
+    /** Called by the proxy thread only, as {@link #progress} is. */
+    @Override
+    public boolean inFlight() {
+        return done < sent;
+    }
+
     /**
      * Drained once every step the kernel posted (a Simple tail, an LL or LL128 tag) was sent and
      * its send completed.

@@ -12,7 +12,7 @@ import org.nccl4j.core.wait.Threads;
 /**
  * The communicator's proxy thread ({@code NCCLproxy <rank>}): progresses every network
  * connection's requests so kernels only ever touch local memory. Spins while work moves, then
- * backs off to short parks; a kernel that publishes a step wakes it.
+ * backs off to short parks once no request is in flight; a kernel that publishes a step wakes it.
  */
 public final class Proxy implements AutoCloseable {
     private static final long MAX_PARK_NANOS = 50_000;
@@ -55,14 +55,16 @@ public final class Proxy implements AutoCloseable {
         try {
             while (!stop && !abort.isSet()) {
                 boolean moved = false;
+                boolean inFlight = false;
                 for (ProxyTask t : tasks) {
                     moved |= t.progress();
+                    inFlight |= t.inFlight();
                 }
                 if (moved) {
                     idle = 0;
                 } else if (++idle < 64) {
                     Thread.onSpinWait();
-                } else if (idle < 128) {
+                } else if (idle < 128 || inFlight) {
                     Thread.yield();
                 } else {
                     LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1000L << Math.min(idle - 128, 6)));

@@ -11,6 +11,15 @@ public interface ProxyTask extends AutoCloseable {
     boolean progress() throws Exception;
 
     /**
+     * @return whether requests of this task are in flight on the network: the proxy then keeps
+     *     polling (yielding) instead of parking, as NCCL's proxy polls while it has operations,
+     *     since a completion arrives without waking anyone and a park costs tens of microseconds
+     */
+    default boolean inFlight() {
+        return false;
+    }
+
+    /**
      * @return whether nothing the kernel handed over is still unsent: a communicator's destroy
      *     stops the proxy only once every task is drained (or its deadline passed), as NCCL's proxy
      *     thread runs until its operations are done, since a kernel ends as soon as it has posted

@@ -50,7 +50,7 @@ public final class HostCompletion implements Completion {
         stream.handOff();
         // Its launch is among those submitted so far: the stream finishing them all completes it.
         while (!await(Duration.ofMillis(100))) {
-            if (!stream.awaitFinished(stream.submittedCount(), 0) && !future.isDone()) {
+            if (!stream.awaitFinished(stream.submittedCount(), 0, true) && !future.isDone()) {
                 throw stream.stalled();
             }
         }

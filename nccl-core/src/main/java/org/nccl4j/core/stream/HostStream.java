@@ -94,7 +94,8 @@ public final class HostStream implements Stream {
             // races ahead enqueuing steals the cores the kernels need. Let the queue drain, but
             // only briefly: one thread may be feeding several communicators whose kernels need
             // each other's next launch.
-            awaitFinished(n - LOW_WATER, THROTTLE_NANOS);
+            // The stream thread is running them: helping would only make two threads take turns.
+            awaitFinished(n - LOW_WATER, THROTTLE_NANOS, false);
         }
     }
 
@@ -118,6 +119,14 @@ public final class HostStream implements Stream {
             if (!queue.isEmpty() && runNext()) {
                 idleSince = 0;
                 ran = true;
+                continue;
+            }
+            if (exec.isLocked()) {
+                // A caller is running the launches and hands the rest back when it stops
+                // (handOff): spinning here would only take a core from the peers it waits for.
+                ran = false;
+                idleSince = 0;
+                LockSupport.parkNanos(this, 10_000_000);
                 continue;
             }
             if (idleSince == 0) {
@@ -249,7 +258,7 @@ public final class HostStream implements Stream {
     @Override
     public void synchronize() {
         long target = submitted.get();
-        if (!awaitFinished(target, Long.MAX_VALUE)) {
+        if (!awaitFinished(target, Long.MAX_VALUE, true)) {
             throw stalled();
         }
         NcclException e = error;
@@ -261,15 +270,17 @@ public final class HostStream implements Stream {
 
     /**
      * Waits until {@code target} tasks have finished, at most {@code maxNanos}: runs queued
-     * launches on the calling thread while it can, else parks (rather than spins: on a small
-     * machine a spinning waiter takes the core the stream and the peers need). The stream
-     * thread unparks a waiter once its target is reached.
+     * launches on the calling thread while it can ({@code runHere}), else parks (rather than
+     * spins: on a small machine a spinning waiter takes the core the stream and the peers need).
+     * The stream thread unparks a waiter once its target is reached.
+     *
+     * @param runHere whether the caller runs queued launches itself
      *
      * @return {@code false} if the stream stalled (see {@link #stalled()}) before the target;
      *         {@code true} once reached or when {@code maxNanos} ran out
      * @throws NcclException with INTERNAL_ERROR if the stream thread died
      */
-    boolean awaitFinished(long target, long maxNanos) {
+    boolean awaitFinished(long target, long maxNanos, boolean runHere) {
         Thread me = Thread.currentThread();
         waiters.put(me, target);
         long start = System.nanoTime();
@@ -280,7 +291,7 @@ public final class HostStream implements Stream {
                     throw dead;
                 }
                 // Run what is waited for rather than sleep until the stream thread has: no wake-ups.
-                if (me != thread && runNext()) {
+                if (runHere && me != thread && runNext()) {
                     continue;
                 }
                 long now = System.nanoTime();
