@@ -32,6 +32,11 @@ public final class Waiter {
     private static final int FREE_ROUNDS = 64;
     /** Spinning rounds between checks. */
     private static final int SPIN_CHECK_MASK = 1023;
+    /**
+     * Spinning rounds between looks at the peer process (milliseconds): a look reads
+     * {@code /proc}, 5-15 µs during which data that arrives waits, so not every check makes one.
+     */
+    private static final int SPIN_PEER_CHECK_MASK = (1 << 16) - 1;
     /** Sleeps between looks at the peer process ({@code /proc} reads). */
     private static final int PEER_CHECK_MASK = 63;
     /**
@@ -102,7 +107,7 @@ public final class Waiter {
     public void idle(Conn c, long target, String what, int round, long start) {
         if (backedOff(round, start, c.viaProxy() ? proxySpinNanos : spinNanos)) {
             if ((round & SPIN_CHECK_MASK) == 0) {
-                check(c, what, start, true);
+                check(c, what, start, (round & SPIN_PEER_CHECK_MASK) == 0);
             }
         } else {
             ConnMem.sleep(c.waitHeader(), target, Futex.MAX_SLEEP_NANOS);
