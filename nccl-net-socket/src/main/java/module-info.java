@@ -9,6 +9,7 @@ module org.nccl4j.net.socket {
     requires io.netty.common;
     requires io.netty.transport;
     requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
 
     exports org.nccl4j.net.socket;
 

@@ -106,6 +106,7 @@ public final class Waiter {
      * @param start  when the wait began ({@link System#nanoTime()})
      */
     public void idle(Conn c, long target, String what, int round, long start) {
+        c.help();
         if (backedOff(round, start, c.viaProxy() ? proxySpinNanos : spinNanos)) {
             if ((round & SPIN_CHECK_MASK) == 0) {
                 check(c, what, start, (round & SPIN_PEER_CHECK_MASK) == 0);

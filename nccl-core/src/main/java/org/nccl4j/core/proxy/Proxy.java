@@ -1,6 +1,7 @@
 package org.nccl4j.core.proxy;
 
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -13,6 +14,12 @@ import org.nccl4j.core.wait.Threads;
  * The communicator's proxy thread ({@code NCCLproxy <rank>}): progresses every network
  * connection's requests so kernels only ever touch local memory. Spins while work moves, then
  * backs off to short parks once no request is in flight; a kernel that publishes a step wakes it.
+ *
+ * <p>On host memory a kernel waiting for a network step also runs the proxy's round itself
+ * when the proxy is not in one ({@link #help}): the step then moves on a thread that is running
+ * anyway instead of waiting for the proxy thread to get a core (with more busy threads than
+ * cores, each such hand-off cost a scheduling round). One round runs at a time; while kernels
+ * help, the proxy thread parks instead of yielding, leaving them the cores.
  */
 public final class Proxy implements AutoCloseable {
     private static final long MAX_PARK_NANOS = 50_000;
@@ -21,11 +28,27 @@ public final class Proxy implements AutoCloseable {
     /** How long a stop waits for the posted sends to leave (a live peer takes them in microseconds). */
     private static final long DRAIN_MILLIS = 5_000;
 
+    private static final int ROUND_MOVED = 0;
+    private static final int ROUND_IN_FLIGHT = 1;
+    private static final int ROUND_IDLE = 2;
+    /** Another thread holds the round. */
+    private static final int ROUND_BUSY = 3;
+    /** Kernels that ran a round this recently are still waiting on the network. */
+    private static final long HELPED_NANOS = 1_000_000;
+    /** How long the proxy thread parks while kernels run its rounds (it still backs them up). */
+    private static final long HELPED_PARK_NANOS = 20_000;
+
     private final CopyOnWriteArrayList<ProxyTask> tasks = new CopyOnWriteArrayList<>();
     private final AbortFlag abort;
     private final Consumer<NcclException> onError;
     private final Thread thread;
     private volatile boolean stop;
+    /** Held by whoever runs a round over the tasks: the proxy thread or a helping kernel. */
+    private final AtomicBoolean busy = new AtomicBoolean();
+    /** When a kernel last ran a round ({@link System#nanoTime()}). */
+    private volatile long lastHelp;
+    /** Set once {@link #stop} took the round for good. */
+    private boolean held;
 
     /**
      * @param rank    the rank, for the thread name
@@ -54,32 +77,78 @@ public final class Proxy implements AutoCloseable {
         int idle = 0;
         try {
             while (!stop && !abort.isSet()) {
-                boolean moved = false;
-                boolean inFlight = false;
-                for (ProxyTask t : tasks) {
-                    moved |= t.progress();
-                    inFlight |= t.inFlight();
+                int r = ROUND_BUSY;
+                if (busy.compareAndSet(false, true)) {
+                    try {
+                        r = round();
+                    } finally {
+                        busy.set(false);
+                    }
                 }
-                if (moved) {
+                boolean helped = System.nanoTime() - lastHelp < HELPED_NANOS;
+                if (r == ROUND_MOVED) {
                     idle = 0;
                 } else if (++idle < 64) {
                     Thread.onSpinWait();
-                } else if (idle < 128 || inFlight) {
+                } else if (r != ROUND_IDLE && helped) {
+                    LockSupport.parkNanos(HELPED_PARK_NANOS);
+                } else if (idle < 128 || r != ROUND_IDLE) {
                     Thread.yield();
                 } else {
                     LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1000L << Math.min(idle - 128, 6)));
                 }
             }
-        } catch (NcclException e) {
+        } catch (Throwable t) {
+            failed(t);
+        }
+    }
+
+    /** One pass over the tasks; the caller holds {@link #busy}. */
+    private int round() throws Exception {
+        boolean moved = false;
+        boolean inFlight = false;
+        for (ProxyTask t : tasks) {
+            moved |= t.progress();
+            inFlight |= t.inFlight();
+        }
+        return moved ? ROUND_MOVED : inFlight ? ROUND_IN_FLIGHT : ROUND_IDLE;
+    }
+
+    /**
+     * Runs one round over the tasks on the calling thread (a kernel waiting for a network step)
+     * unless another thread is in one or the proxy is stopping. A failure is reported as the
+     * proxy thread reports its own and aborts the communicator: the kernel's wait then ends
+     * with it.
+     */
+    public void help() {
+        if (stop || !busy.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (!stop && !abort.isSet()) {
+                lastHelp = System.nanoTime();
+                round();
+            }
+        } catch (Throwable t) {
+            failed(t);
+        } finally {
+            busy.set(false);
+        }
+    }
+
+    private void failed(Throwable t) {
+        if (t instanceof NcclException e) {
             fail(e);
-        } catch (Exception e) {
+        } else if (t instanceof Exception e) {
             // Net failures arrive as NcclException (NetTask translates them); anything else is a
             // bug here or in a plugin, not a peer going away.
             fail(NcclException.of(Result.INTERNAL_ERROR, "proxy: " + e, "this is a bug in nccl4j or the net plugin; "
                     + "report it with the log", e));
-        } catch (Error e) {
-            fail(NcclException.of(Result.INTERNAL_ERROR, "proxy: " + e, null, e));
-            throw e;
+        } else {
+            fail(NcclException.of(Result.INTERNAL_ERROR, "proxy: " + t, null, t));
+            if (t instanceof Error err) {
+                throw err;
+            }
         }
     }
 
@@ -126,13 +195,33 @@ public final class Proxy implements AutoCloseable {
         awaitDrained(() -> tasks.stream().allMatch(ProxyTask::drained));
         stop = true;
         wake();
-        if (!Threads.join(thread, STOP_MILLIS)) {
+        if (!Threads.join(thread, STOP_MILLIS) || !holdRounds()) {
             return false;
         }
         for (ProxyTask t : tasks) {
             t.close();
         }
         tasks.clear();
+        return true;
+    }
+
+    /**
+     * Takes the round for good once stopping, so no helping kernel touches a task being closed.
+     *
+     * @return false if a helper kept it for {@code STOP_MILLIS} (stuck in a plugin call)
+     */
+    private boolean holdRounds() {
+        if (held) {
+            return true;
+        }
+        long deadline = System.nanoTime() + STOP_MILLIS * 1_000_000L;
+        while (!busy.compareAndSet(false, true)) {
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            Thread.yield();
+        }
+        held = true;
         return true;
     }
 

@@ -3,6 +3,7 @@ package org.nccl4j.core.transport;
 import org.nccl4j.core.debug.Log;
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.proxy.ProxyTask;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.conn.BuffSizes;
@@ -20,7 +21,8 @@ public final class Conn {
     private final MemorySegment publishHeader;
     private final MemorySegment waitHeader;
     private final PeerCheck peerCheck;
-    private final Runnable onPublish;
+    /** The network proxy that moves this connection's steps, or {@code null}. */
+    private final Proxy proxy;
     private final AutoCloseable resources;
     /** Steps posted so far; persists across operations as NCCL's {@code conn.step}. */
     long step;
@@ -35,12 +37,12 @@ public final class Conn {
      *                      recv: the sender's head)
      * @param waitHeader    header whose counter this side waits on
      * @param peerCheck     tells whether the peer is still there while waiting
-     * @param onPublish     run after each publish (wakes a proxy), or {@code null} without a proxy
+     * @param proxy         the network proxy that moves the steps, or {@code null} without one
      * @param resources     closed with the connection
      */
     public Conn(String description, MemorySegment buffs, BuffSizes sizes, MemorySegment publishHeader,
-                MemorySegment waitHeader, PeerCheck peerCheck, Runnable onPublish, AutoCloseable resources) {
-        this(description, split(buffs, sizes), sizes, publishHeader, waitHeader, peerCheck, onPublish, resources);
+                MemorySegment waitHeader, PeerCheck peerCheck, Proxy proxy, AutoCloseable resources) {
+        this(description, split(buffs, sizes), sizes, publishHeader, waitHeader, peerCheck, proxy, resources);
     }
 
     /**
@@ -50,18 +52,18 @@ public final class Conn {
      * @param publishHeader header whose counter this side advances
      * @param waitHeader    header whose counter this side waits on
      * @param peerCheck     tells whether the peer is still there while waiting
-     * @param onPublish     run after each publish (wakes a proxy), or {@code null} without a proxy
+     * @param proxy         the network proxy that moves the steps, or {@code null} without one
      * @param resources     closed with the connection
      */
     public Conn(String description, MemorySegment[] buffs, BuffSizes sizes, MemorySegment publishHeader,
-                MemorySegment waitHeader, PeerCheck peerCheck, Runnable onPublish, AutoCloseable resources) {
+                MemorySegment waitHeader, PeerCheck peerCheck, Proxy proxy, AutoCloseable resources) {
         this.description = description;
         this.sizes = sizes;
         System.arraycopy(buffs, 0, this.buffs, 0, this.buffs.length);
         this.publishHeader = publishHeader;
         this.waitHeader = waitHeader;
         this.peerCheck = peerCheck;
-        this.onPublish = onPublish;
+        this.proxy = proxy;
         this.resources = resources;
     }
 
@@ -149,7 +151,7 @@ public final class Conn {
      *     also wait for its tail (the network's copy into the buffer promises no store order)
      */
     public boolean viaProxy() {
-        return onPublish != null;
+        return proxy != null;
     }
 
     /**
@@ -164,8 +166,18 @@ public final class Conn {
 
     /** Wakes the proxy, if any (after an LL or LL128 step's lines were written). */
     public void wake() {
-        if (onPublish != null) {
-            onPublish.run();
+        if (proxy != null) {
+            proxy.wake();
+        }
+    }
+
+    /**
+     * A kernel waiting on this connection moves the proxy's requests itself if the proxy is not
+     * busy ({@link Proxy#help}): the bytes go out or come in on a thread that is running anyway.
+     */
+    public void help() {
+        if (proxy != null) {
+            proxy.help();
         }
     }
 
@@ -188,7 +200,7 @@ public final class Conn {
     public void postSend(long s, Protocol p, int wireBytes) {
         int slot = (int) (s % ConnMem.STEPS);
         ConnMem.setSize(publishHeader, slot, wireBytes);
-        if (onPublish != null && p != Protocol.SIMPLE) {
+        if (proxy != null && p != Protocol.SIMPLE) {
             ConnMem.setTag(publishHeader, ConnMem.SEND_TAGS, slot, ConnMem.tag(s, p));
         }
     }
@@ -202,14 +214,14 @@ public final class Conn {
      * @param p    the protocol of the new steps
      */
     public void announce(long upTo, Protocol p) {
-        if (onPublish == null || upTo <= announced) {
+        if (proxy == null || upTo <= announced) {
             return;
         }
         for (long t = Math.max(announced, step); t < upTo; t++) {
             ConnMem.setTag(waitHeader, ConnMem.RECV_TAGS, (int) (t % ConnMem.STEPS), ConnMem.tag(t, p));
         }
         announced = upTo;
-        onPublish.run();
+        proxy.wake();
     }
 
     /** Releases the connection's memory and endpoints. */

@@ -108,7 +108,7 @@ public final class NetTransport implements Transport {
             NetSendTask task = new NetSendTask(net, comm, buffs, ctx.buffs(), m.recvMem, m.sendMem, desc, peer);
             proxy.add(task);
             // The kernel publishes its tail (and sizes) in recvMem and waits for credit in sendMem.
-            return new Conn(desc, buffs.buffs(), ctx.buffs(), m.recvMem, m.sendMem, peerCheck(ctx, peer), proxy::wake,
+            return new Conn(desc, buffs.buffs(), ctx.buffs(), m.recvMem, m.sendMem, peerCheck(ctx, peer), proxy,
                     task);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeSend(comm));
@@ -138,7 +138,7 @@ public final class NetTransport implements Transport {
             proxy.add(task);
             Log.info(Subsys.INIT | Subsys.NET, "%s", desc);
             // The kernel publishes its head in sendMem and waits for the tail in recvMem.
-            return new Conn(desc, buffs.buffs(), ctx.buffs(), m.sendMem, m.recvMem, peerCheck(ctx, peer), proxy::wake,
+            return new Conn(desc, buffs.buffs(), ctx.buffs(), m.sendMem, m.recvMem, peerCheck(ctx, peer), proxy,
                     task);
         } catch (NetException | RuntimeException e) {
             closeQuietly(() -> net.closeRecv(comm));

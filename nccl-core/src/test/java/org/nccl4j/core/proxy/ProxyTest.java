@@ -5,15 +5,103 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.wait.AbortFlag;
 
-/** A proxy failure is reported with its true kind and aborts the communicator. */
+/**
+ * A proxy failure is reported with its true kind and aborts the communicator; kernels that help
+ * run the proxy's rounds one at a time with its thread, never after it stopped.
+ */
 class ProxyTest {
+    /** Records who ran its rounds and whether two ever overlapped or one came after close. */
+    private static final class Recording implements ProxyTask {
+        final AtomicInteger inside = new AtomicInteger();
+        final AtomicInteger overlaps = new AtomicInteger();
+        final AtomicInteger afterClose = new AtomicInteger();
+        final Set<String> threads = ConcurrentHashMap.newKeySet();
+        volatile boolean closed;
+
+        @Override
+        public boolean progress() {
+            if (inside.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+            }
+            if (closed) {
+                afterClose.incrementAndGet();
+            }
+            threads.add(Thread.currentThread().getName());
+            long end = System.nanoTime() + 2_000; // a round that takes a while, as a system call does
+            while (System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            inside.decrementAndGet();
+            return false;
+        }
+
+        @Override
+        public boolean inFlight() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            if (inside.get() != 0) {
+                overlaps.incrementAndGet();
+            }
+            closed = true;
+        }
+    }
+
+    @Test
+    void helpersRunRoundsOneAtATimeAndNeverAfterStop() throws Exception {
+        AbortFlag abort = new AbortFlag();
+        CompletableFuture<NcclException> reported = new CompletableFuture<>();
+        Proxy proxy = new Proxy(0, abort, reported::complete);
+        Recording task = new Recording();
+        proxy.add(task);
+        AtomicBoolean stopHelping = new AtomicBoolean();
+        Thread[] helpers = new Thread[2];
+        for (int i = 0; i < helpers.length; i++) {
+            helpers[i] = Thread.ofPlatform().name("kernel " + i).start(() -> {
+                while (!stopHelping.get()) {
+                    proxy.help();
+                }
+            });
+        }
+        Thread.sleep(300);
+        assertTrue(proxy.stop(), "the proxy stopped while kernels kept helping");
+        Thread.sleep(50);
+        stopHelping.set(true);
+        for (Thread h : helpers) {
+            h.join(5_000);
+        }
+        assertEquals(0, task.overlaps.get(), "two rounds ran at once, or close ran inside one");
+        assertEquals(0, task.afterClose.get(), "a round ran after the task was closed");
+        assertTrue(task.closed);
+        assertTrue(task.threads.contains("kernel 0") || task.threads.contains("kernel 1"), task.threads.toString());
+        assertFalse(reported.isDone(), "nothing failed");
+    }
+
+    @Test
+    void aFailureInAHelpedRoundIsReportedAndAborts() throws Exception {
+        AbortFlag abort = new AbortFlag();
+        CompletableFuture<NcclException> reported = new CompletableFuture<>();
+        Proxy proxy = new Proxy(0, abort, reported::complete);
+        NcclException cause = NcclException.of(Result.REMOTE_ERROR, "peer 1 closed the connection", null);
+        proxy.add(new Throwing(cause));
+        proxy.help();
+        assertEquals(cause, reported.get(5, TimeUnit.SECONDS));
+        assertTrue(abort.isSet());
+        assertTrue(proxy.stop());
+    }
     /** A task that fails on its first progress, as a buggy plugin call would. */
     private record Throwing(Throwable t) implements ProxyTask {
         @Override

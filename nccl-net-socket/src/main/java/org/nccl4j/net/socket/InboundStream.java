@@ -38,6 +38,8 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
     private NetException failure;
     /** Set when the peer closed: bytes already read ahead stay receivable, later ones cannot come. */
     private NetException eof;
+    /** Set when the connection's reads moved to a {@link DirectSocket}: this stream is done. */
+    private boolean handedOver;
 
     /** @param peer the remote address, for error messages */
     InboundStream(String peer) {
@@ -163,10 +165,27 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Ends this stream because the connection's reads move elsewhere; event loop only, after
+     * the channel left its event loop.
+     *
+     * @return the bytes read ahead of any sink, which the new reader delivers first
+     */
+    byte[] handOver() {
+        handedOver = true;
+        byte[] bytes = new byte[readAhead()];
+        if (leftover != null) {
+            leftover.readBytes(bytes);
+            leftover.release();
+            leftover = null;
+        }
+        return bytes;
+    }
+
     /** Reads while a sink waits or read-ahead has room: back-pressure instead of unbounded buffering. */
     private void updateReading() {
         Channel ch = channel;
-        if (ch == null || failure != null) {
+        if (ch == null || failure != null || handedOver) {
             return;
         }
         boolean want = !sinks.isEmpty() || readAhead() < READ_AHEAD;

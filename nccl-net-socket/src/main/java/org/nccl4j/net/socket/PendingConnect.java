@@ -28,9 +28,11 @@ final class PendingConnect {
     private final PeerWatch[] watches;
     private final AtomicInteger ready = new AtomicInteger();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final boolean direct;
 
-    private PendingConnect(SocketHandle handle) {
+    private PendingConnect(SocketHandle handle, boolean direct) {
         this.handle = handle;
+        this.direct = direct;
         this.peer = AddressText.of(handle.address());
         this.channels = new Channel[handle.nSocks() + 1];
         this.watches = new PeerWatch[handle.nSocks() + 1];
@@ -42,10 +44,12 @@ final class PendingConnect {
      * @param handle    the listener's handle
      * @param transport which Netty channels to use
      * @param loops     the event loops, control connection first, then data connection {@code i} at {@code i + 1}
+     * @param direct    whether the control connection is handed to the calling threads ({@link DirectSocket})
+     *                  once introduced (only without data connections)
      * @return the attempt
      */
-    static PendingConnect start(SocketHandle handle, NettyTransport transport, EventLoop[] loops) {
-        PendingConnect p = new PendingConnect(handle);
+    static PendingConnect start(SocketHandle handle, NettyTransport transport, EventLoop[] loops, boolean direct) {
+        PendingConnect p = new PendingConnect(handle, direct);
         long connectorId = ThreadLocalRandom.current().nextLong();
         int nSocks = handle.nSocks();
         for (int i = 0; i <= nSocks; i++) {
@@ -67,15 +71,25 @@ final class PendingConnect {
                 }
                 Channel ch = cf.channel();
                 ch.writeAndFlush(new Handshake(connectorId, index, nSocks).encode(ch.alloc())).addListener(written -> {
-                    if (written.isSuccess()) {
-                        p.ready.incrementAndGet();
-                    } else {
+                    if (!written.isSuccess()) {
                         p.fail(written.cause());
+                    } else if (direct) {
+                        DirectSocket.handOver(ch, err -> p.introduced(err));
+                    } else {
+                        p.ready.incrementAndGet();
                     }
                 });
             });
         }
         return p;
+    }
+
+    private void introduced(Throwable handOverError) {
+        if (handOverError == null) {
+            ready.incrementAndGet();
+        } else {
+            fail(handOverError);
+        }
     }
 
     private void fail(Throwable cause) {
@@ -97,7 +111,9 @@ final class PendingConnect {
             return null;
         }
         int nSocks = handle.nSocks();
-        SocketSendComm comm = new SocketSendComm(channels[nSocks], Arrays.copyOf(channels, nSocks), peer);
+        Channel control = channels[nSocks];
+        DirectSocket d = direct ? new DirectSocket(DirectSocket.descriptor(control), peer, new byte[0]) : null;
+        SocketSendComm comm = new SocketSendComm(control, Arrays.copyOf(channels, nSocks), d, peer);
         for (PeerWatch w : watches) {
             w.owner(comm::fail);
         }

@@ -25,6 +25,8 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
 
     final Channel control;
     final Channel[] data;
+    /** The control connection driven by the calling threads, or {@code null} when Netty's event loops move the bytes. */
+    final DirectSocket direct;
     final String peer;
     private final SocketRequest[] slots = new SocketRequest[MAX_REQUESTS];
     private final AtomicReference<NetException> failure = new AtomicReference<>();
@@ -35,11 +37,13 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
     /**
      * @param control the control connection
      * @param data    the data connections, by index
+     * @param direct  the control connection taken off its event loop, or {@code null}
      * @param peer    the peer's address, for messages
      */
-    SocketComm(Channel control, Channel[] data, String peer) {
+    SocketComm(Channel control, Channel[] data, DirectSocket direct, String peer) {
         this.control = control;
         this.data = data;
+        this.direct = direct;
         this.peer = peer;
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new SocketRequest(this);
@@ -122,6 +126,26 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
         }
     }
 
+    /**
+     * Makes progress on a direct connection: the bytes the socket takes or has move now, on the
+     * calling thread. A failure ends the comm.
+     */
+    void progressDirect() {
+        try {
+            direct.progress();
+        } catch (IOException | RuntimeException e) {
+            fail(directError(e));
+        } catch (NetException e) {
+            fail(e);
+        }
+    }
+
+    /** @return a direct connection's I/O failure, as a NetException naming the peer */
+    NetException directError(Exception cause) {
+        NetException.Kind kind = cause instanceof IOException ? NetException.Kind.REMOTE : NetException.Kind.SYSTEM;
+        return new NetException(kind, "NET/Socket : connection with peer " + peer + " failed : " + cause.getMessage(), cause);
+    }
+
     /** @return a send failure, as a NetException naming the peer */
     NetException sendError(Throwable cause) {
         NetException.Kind kind = cause instanceof IOException ? NetException.Kind.REMOTE : NetException.Kind.SYSTEM;
@@ -156,6 +180,9 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
     }
 
     private ChannelFuture[] closeChannels() {
+        if (direct != null) {
+            direct.close();
+        }
         ChannelFuture[] futures = new ChannelFuture[data.length + 1];
         futures[0] = control.close();
         for (int i = 0; i < data.length; i++) {

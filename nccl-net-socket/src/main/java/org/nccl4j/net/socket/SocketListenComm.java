@@ -25,6 +25,8 @@ final class SocketListenComm implements ListenComm {
         final Channel[] channels;
         final InboundStream[] streams;
         int count;
+        /** The control connection handed to the calling threads, or {@code null}. */
+        DirectSocket direct;
 
         Arrival(int n) {
             channels = new Channel[n];
@@ -33,6 +35,7 @@ final class SocketListenComm implements ListenComm {
     }
 
     private final int nSocks;
+    private final boolean direct;
     private final NetLogger log;
     private final Map<Long, Arrival> partial = new HashMap<>();
     private final ArrayDeque<Arrival> ready = new ArrayDeque<>();
@@ -41,10 +44,12 @@ final class SocketListenComm implements ListenComm {
 
     /**
      * @param nSocks data connections each connector opens
+     * @param direct whether accepted control connections are handed to the calling threads ({@link DirectSocket})
      * @param log    where refused connections are reported
      */
-    SocketListenComm(int nSocks, NetLogger log) {
+    SocketListenComm(int nSocks, boolean direct, NetLogger log) {
         this.nSocks = nSocks;
+        this.direct = direct;
         this.log = log;
     }
 
@@ -74,6 +79,7 @@ final class SocketListenComm implements ListenComm {
 
     private void arrived(Handshake hs, Channel ch, InboundStream stream, String peer) {
         String refusal = null;
+        Arrival complete = null;
         synchronized (this) {
             if (closed) {
                 refusal = "the listener is closed";
@@ -90,7 +96,7 @@ final class SocketListenComm implements ListenComm {
                     a.streams[hs.index()] = stream;
                     if (++a.count == nSocks + 1) {
                         partial.remove(hs.connectorId());
-                        ready.add(a);
+                        complete = a;
                     }
                 }
             }
@@ -98,7 +104,35 @@ final class SocketListenComm implements ListenComm {
         if (refusal != null) {
             log.log(NetLogger.WARN, NetLogger.NET, "NET/Socket : dropping connection from " + peer + ": " + refusal);
             ch.close();
+        } else if (complete != null && direct) {
+            Arrival a = complete;
+            DirectSocket.handOver(ch, err -> handedOver(a, ch, stream, peer, err));
+        } else if (complete != null) {
+            ready(complete, ch);
         }
+    }
+
+    /** On the control connection's former event loop: it no longer reads, so what it read ahead is final. */
+    private void handedOver(Arrival a, Channel ch, InboundStream stream, String peer, Throwable err) {
+        byte[] readAhead = stream.handOver();
+        if (err != null) {
+            log.log(NetLogger.WARN, NetLogger.NET, "NET/Socket : dropping connection from " + peer
+                    + ": taking it off its event loop failed: " + err);
+            ch.close();
+            return;
+        }
+        a.direct = new DirectSocket(DirectSocket.descriptor(ch), peer, readAhead);
+        ready(a, ch);
+    }
+
+    private void ready(Arrival a, Channel ch) {
+        synchronized (this) {
+            if (!closed) {
+                ready.add(a);
+                return;
+            }
+        }
+        collect(a, new ArrayList<>()).forEach(Channel::close);
     }
 
     /**
@@ -140,11 +174,12 @@ final class SocketListenComm implements ListenComm {
         }
     }
 
-    private static void collect(Arrival a, List<Channel> out) {
+    private static List<Channel> collect(Arrival a, List<Channel> out) {
         for (Channel c : a.channels) {
             if (c != null) {
                 out.add(c);
             }
         }
+        return out;
     }
 }

@@ -234,7 +234,7 @@ public final class SocketNet implements Net {
                     + SocketHandle.SIZE + " bytes");
         }
         SocketTuning t = tuning[dev];
-        SocketListenComm comm = new SocketListenComm(t.nSocks(), log);
+        SocketListenComm comm = new SocketListenComm(t.nSocks(), direct(t.nSocks()), log);
         ChannelFuture bound = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, BACKLOG)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -266,7 +266,8 @@ public final class SocketNet implements Net {
         device(dev);
         SocketHandle h = SocketHandle.parse(handle);
         String key = dev + "/" + HexFormat.of().formatHex(handle, 0, SocketHandle.SIZE);
-        PendingConnect attempt = pending.computeIfAbsent(key, k -> PendingConnect.start(h, transport, loopsFor(h)));
+        PendingConnect attempt = pending.computeIfAbsent(key, k -> PendingConnect.start(h, transport, loopsFor(h),
+                direct(h.nSocks())));
         try {
             SocketSendComm comm = attempt.poll();
             if (comm != null) {
@@ -277,6 +278,16 @@ public final class SocketNet implements Net {
             pending.remove(key, attempt);
             throw e;
         }
+    }
+
+    /**
+     * Whether a comm's control connection is driven by the threads that call {@code isend},
+     * {@code irecv} and {@code test} ({@link DirectSocket}): when it carries everything (no data
+     * connections) and the epoll transport exposes its descriptor. Each end decides alone; the
+     * bytes on the wire are the same.
+     */
+    private boolean direct(int nSocks) {
+        return nSocks == 0 && transport == NettyTransport.EPOLL;
     }
 
     /** Control connection on the next loop; data connection i on the {@code i % nThreads}-th loop after it. */
@@ -306,7 +317,7 @@ public final class SocketNet implements Net {
         Channel control = a.channels[nSocks];
         String peer = control.remoteAddress() instanceof InetSocketAddress addr
                 ? AddressText.of(addr) : String.valueOf(control.remoteAddress());
-        return new SocketRecvComm(control, a.streams[nSocks], data, dataStreams, peer);
+        return new SocketRecvComm(control, a.streams[nSocks], data, dataStreams, a.direct, peer);
     }
 
     @Override
@@ -355,6 +366,9 @@ public final class SocketNet implements Net {
     public long test(Request request) throws NetException {
         if (!(request instanceof SocketRequest r)) {
             throw new NetException(NetException.Kind.INVALID_ARGUMENT, "NET/Socket : not a Socket request: " + request);
+        }
+        if (r.state() == SocketRequest.ACTIVE && r.comm.direct != null) {
+            r.comm.progressDirect();
         }
         switch (r.state()) {
             case SocketRequest.ACTIVE:

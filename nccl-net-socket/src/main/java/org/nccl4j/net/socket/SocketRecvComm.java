@@ -1,6 +1,7 @@
 package org.nccl4j.net.socket;
 
 import io.netty.channel.Channel;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.net.spi.NetException;
@@ -17,8 +18,8 @@ final class SocketRecvComm extends SocketComm implements RecvComm {
     private final InboundStream[] dataStreams;
 
     SocketRecvComm(Channel control, InboundStream controlStream, Channel[] data, InboundStream[] dataStreams,
-                   String peer) {
-        super(control, data, peer);
+                   DirectSocket direct, String peer) {
+        super(control, data, direct, peer);
         this.controlStream = controlStream;
         this.dataStreams = dataStreams;
     }
@@ -32,6 +33,16 @@ final class SocketRecvComm extends SocketComm implements RecvComm {
      */
     SocketRequest receive(MemorySegment segment) throws NetException {
         SocketRequest r = acquire(segment);
+        if (direct != null) {
+            try {
+                direct.receive(r);
+            } catch (IOException | RuntimeException e) {
+                fail(directError(e));
+            } catch (NetException e) {
+                fail(e);
+            }
+            return r;
+        }
         controlStream.expect(new Sink(r.header, new Sink.Listener() {
             @Override
             public void filled(Sink sink) {

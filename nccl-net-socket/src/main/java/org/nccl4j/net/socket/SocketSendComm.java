@@ -3,6 +3,7 @@ package org.nccl4j.net.socket;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.net.spi.NetException;
@@ -18,8 +19,8 @@ final class SocketSendComm extends SocketComm implements SendComm {
     /** Largest single write (a ByteBuf holds at most 2 GiB). */
     static final long MAX_WRITE = 1L << 30;
 
-    SocketSendComm(Channel control, Channel[] data, String peer) {
-        super(control, data, peer);
+    SocketSendComm(Channel control, Channel[] data, DirectSocket direct, String peer) {
+        super(control, data, direct, peer);
     }
 
     /**
@@ -32,6 +33,14 @@ final class SocketSendComm extends SocketComm implements SendComm {
     SocketRequest send(MemorySegment segment) throws NetException {
         SocketRequest r = acquire(segment);
         long size = segment.byteSize();
+        if (direct != null) {
+            try {
+                direct.send(r);
+            } catch (IOException | RuntimeException e) {
+                fail(directError(e));
+            }
+            return r;
+        }
         if (nSocks() == 0) {
             r.addParts(pieces(size));
             // One event-loop task per message: header and payload go out in a single flush.

@@ -340,4 +340,47 @@ class SocketNetBehaviourTest {
             peer.close();
         }
     }
+
+    @Test
+    void bytesThatCameWithTheHandshakeAndBytesInDribsAreReceived() throws Exception {
+        // The listener reads the handshake on its event loop, then hands the control connection
+        // to the calling threads: what that read took beyond the handshake must come first, and
+        // a message whose header and payload arrive a byte at a time must still complete.
+        start(Map.of());
+        byte[] handle = new byte[Net.HANDLE_MAXSIZE];
+        ListenComm l = net.listen(0, handle);
+        InetSocketAddress addr = SocketHandle.parse(handle).address();
+        try (Socket raw = new Socket(addr.getAddress(), addr.getPort())) {
+            raw.setTcpNoDelay(true);
+            ByteBuffer first = ByteBuffer.allocate(Handshake.SIZE + 8 + 5).order(ByteOrder.LITTLE_ENDIAN);
+            first.putLong(SocketHandle.MAGIC).putLong(42).putInt(0).putInt(0).putLong(5).put(new byte[] {1, 2, 3, 4, 5});
+            raw.getOutputStream().write(first.array());
+            raw.getOutputStream().flush();
+            RecvComm recv = driver.untilNonNull("accept", () -> net.accept(l));
+            MemorySegment dst = arena.allocate(16);
+            assertEquals(5, driver.receive(recv, dst, HostRegistration.INSTANCE));
+            assertEquals(List.of((byte) 1, (byte) 2, (byte) 3, (byte) 4, (byte) 5), bytes(dst, 5));
+            Request r = net.irecv(recv, dst, HostRegistration.INSTANCE);
+            byte[] second = ByteBuffer.allocate(8 + 3).order(ByteOrder.LITTLE_ENDIAN).putLong(3).put(new byte[] {9, 8, 7})
+                    .array();
+            for (byte b : second) {
+                assertEquals(-1, net.test(r), "a receive completes only with its last byte");
+                raw.getOutputStream().write(b);
+                raw.getOutputStream().flush();
+                Thread.sleep(2);
+            }
+            assertEquals(3, driver.complete("receive in dribs", r));
+            assertEquals(List.of((byte) 9, (byte) 8, (byte) 7), bytes(dst, 3));
+            net.closeRecv(recv);
+        }
+        net.closeListen(l);
+    }
+
+    private static List<Byte> bytes(MemorySegment s, int n) {
+        List<Byte> out = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i));
+        }
+        return out;
+    }
 }
