@@ -69,6 +69,8 @@ public final class SocketNet implements Net {
     private final NettyTransport requestedTransport;
     private final ConcurrentHashMap<String, PendingConnect> pending = new ConcurrentHashMap<>();
     private final AtomicInteger nextLoop = new AtomicInteger();
+    /** Open comms driven by the calling threads: no event loop closes them at shutdown, so it does. */
+    private final Set<SocketComm> directComms = ConcurrentHashMap.newKeySet();
     private NetLogger log;
     private InterfaceSelection selection;
     private List<SocketDevice> devices;
@@ -272,6 +274,7 @@ public final class SocketNet implements Net {
             SocketSendComm comm = attempt.poll();
             if (comm != null) {
                 pending.remove(key, attempt);
+                track(comm);
             }
             return comm;
         } catch (NetException e) {
@@ -317,7 +320,7 @@ public final class SocketNet implements Net {
         Channel control = a.channels[nSocks];
         String peer = control.remoteAddress() instanceof InetSocketAddress addr
                 ? AddressText.of(addr) : String.valueOf(control.remoteAddress());
-        return new SocketRecvComm(control, a.streams[nSocks], data, dataStreams, a.direct, peer);
+        return track(new SocketRecvComm(control, a.streams[nSocks], data, dataStreams, a.direct, peer));
     }
 
     @Override
@@ -389,14 +392,25 @@ public final class SocketNet implements Net {
         }
     }
 
+    private <C extends SocketComm> C track(C comm) {
+        if (comm.direct != null) {
+            directComms.add(comm);
+        }
+        return comm;
+    }
+
     @Override
     public void closeSend(SendComm comm) throws NetException {
-        cast(comm, SocketSendComm.class, "send comm").close();
+        SocketSendComm c = cast(comm, SocketSendComm.class, "send comm");
+        c.close();
+        directComms.remove(c);
     }
 
     @Override
     public void closeRecv(RecvComm comm) throws NetException {
-        cast(comm, SocketRecvComm.class, "receive comm").close();
+        SocketRecvComm c = cast(comm, SocketRecvComm.class, "receive comm");
+        c.close();
+        directComms.remove(c);
     }
 
     @Override
@@ -409,7 +423,10 @@ public final class SocketNet implements Net {
         return SocketComm.MAX_REQUESTS;
     }
 
-    /** Abandons connects in progress and stops the event loops (their threads end; open sockets close). */
+    /**
+     * Abandons connects in progress, closes the comms the calling threads drive, and stops the
+     * event loops (their threads end; the sockets they hold close).
+     */
     @Override
     public synchronized void shutdown() {
         if (shutdown) {
@@ -418,6 +435,8 @@ public final class SocketNet implements Net {
         shutdown = true;
         pending.values().forEach(PendingConnect::abandon);
         pending.clear();
+        directComms.forEach(SocketComm::close);
+        directComms.clear();
         if (group != null) {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(SocketComm.CLOSE_WAIT.toMillis());
         }

@@ -376,6 +376,38 @@ class SocketNetBehaviourTest {
         net.closeListen(l);
     }
 
+    @Test
+    void shutdownClosesTheSocketsOfCommsLeftOpen() throws Exception {
+        // The calling threads drive these connections, so no event loop closes them at shutdown.
+        long before = openSockets();
+        start(Map.of());
+        CommPair pair = driver.connect(0);
+        MemorySegment buf = arena.allocate(8);
+        Request s = net.isend(pair.send(), buf, HostRegistration.INSTANCE);
+        assertEquals(8, driver.receive(pair.recv(), buf, HostRegistration.INSTANCE));
+        assertEquals(8, driver.complete("send", s));
+        assertTrue(openSockets() >= before + 2, "both ends of the connection are open");
+        net.shutdown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (openSockets() != before && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(before, openSockets(), "sockets still open after shutdown");
+    }
+
+    /** @return this process's open socket descriptors */
+    private static long openSockets() throws java.io.IOException {
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return java.nio.file.Files.readSymbolicLink(fd).toString().startsWith("socket:");
+                } catch (java.io.IOException e) {
+                    return false; // closed while listed
+                }
+            }).count();
+        }
+    }
+
     private static List<Byte> bytes(MemorySegment s, int n) {
         List<Byte> out = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
