@@ -236,7 +236,7 @@ public final class Enqueue {
         DeviceCollOp dop = new DeviceCollOp(op.func().kind(), view(d, op.in()), view(d, op.out()), op.count(), op.type(),
                 op.op(), op.root());
         return new DevicePending(comm, s, dop, null,
-                new GroupCompletion(dop.kind().ncclName() + " of rank " + comm.userRank()));
+                new GroupCompletion(dop.kind().ncclName(), comm.userRank()));
     }
 
     /**
@@ -296,7 +296,7 @@ public final class Enqueue {
         }
         if (GROUP.get().depth > 0) {
             return enqueueDevice(new DevicePending(comm, stream, op, null,
-                    new GroupCompletion(op.kind().ncclName() + " of rank " + comm.userRank())));
+                    new GroupCompletion(op.kind().ncclName(), comm.userRank())));
         }
         return dev.launch(op, stream);
     }

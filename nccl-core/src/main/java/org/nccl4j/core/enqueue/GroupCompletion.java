@@ -17,9 +17,26 @@ import org.nccl4j.Result;
 final class GroupCompletion implements Completion {
     private final CompletableFuture<Completion> launched = new CompletableFuture<>();
     private final String what;
+    private final int rank;
 
+    /** @param what the operation, for messages */
     GroupCompletion(String what) {
-        this.what = what;
+        this(what, -1);
+    }
+
+    /**
+     * A collective's completion; its name is put together only for a message (not on every call).
+     *
+     * @param kind the collective's NCCL name
+     * @param rank the calling rank
+     */
+    GroupCompletion(String kind, int rank) {
+        this.what = kind;
+        this.rank = rank;
+    }
+
+    private String what() {
+        return rank < 0 ? what : what + " of rank " + rank;
     }
 
     /** @param c the launch's completion ({@code null}: nothing to wait for, e.g. an empty group) */
@@ -73,16 +90,16 @@ final class GroupCompletion implements Completion {
         try {
             return launched.get(nanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw NcclException.of(Result.INVALID_USAGE, what + " awaited before its group was ended",
+            throw NcclException.of(Result.INVALID_USAGE, what() + " awaited before its group was ended",
                     "call Nccl.groupEnd() before waiting for operations of the group");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof NcclException n) {
                 throw NcclException.of(n.result(), n.detail(), n.hint(), n);
             }
-            throw NcclException.of(Result.INTERNAL_ERROR, what + " failed: " + e.getCause(), null, e.getCause());
+            throw NcclException.of(Result.INTERNAL_ERROR, what() + " failed: " + e.getCause(), null, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw NcclException.of(Result.SYSTEM_ERROR, "interrupted while waiting for " + what, null, e);
+            throw NcclException.of(Result.SYSTEM_ERROR, "interrupted while waiting for " + what(), null, e);
         }
     }
 }

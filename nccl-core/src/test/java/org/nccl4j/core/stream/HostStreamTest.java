@@ -115,12 +115,17 @@ class HostStreamTest {
             HostStream s = new HostStream(OP_TIMEOUT_NANOS);
             StackOverflowError boom = new StackOverflowError("test overflow");
             CountDownLatch go = new CountDownLatch(1);
+            CountDownLatch running = new CountDownLatch(1);
             s.submit(() -> {
+                running.countDown();
                 awaitQuietly(go);
                 throw boom;
             });
             HostCompletion c = new HostCompletion(s);
             s.submit(c::complete); // queued behind the failing launch: it never runs
+            // The stream thread runs the failing launch (a waiter would otherwise run it itself
+            // when it came first, and the Error would be the waiter's).
+            assertTrue(running.await(10, TimeUnit.SECONDS));
             go.countDown();
             NcclException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
                     () -> assertThrows(NcclException.class, s::synchronize));
