@@ -42,7 +42,8 @@ public final class Waiter {
     private static final int PEER_CHECK_MASK = 63;
     /**
      * Threads a rank keeps busy when its data comes through a proxy: the kernel's, the proxy's
-     * and the network's event loop. Waiting on such a connection counts the host as
+     * and, where the net uses one (the Socket net on NIO or with data sockets), its event loop.
+     * Waiting on such a connection counts the host as
      * oversubscribed once the ranks need more threads than there are cores: the data comes from
      * this process's own proxy and net threads, which a spinning kernel keeps off the core
      * (measured: 2 rank JVMs over the Socket net on 2 cores, ~700 µs an AllReduce of 8 B-32 KiB
