@@ -75,31 +75,35 @@ public final class Proxy implements AutoCloseable {
 
     private void run() {
         int idle = 0;
-        try {
-            while (!stop && !abort.isSet()) {
-                int r = ROUND_BUSY;
-                if (busy.compareAndSet(false, true)) {
-                    try {
-                        r = round();
-                    } finally {
-                        busy.set(false);
+        while (!stop && !abort.isSet()) {
+            int r = ROUND_BUSY;
+            if (busy.compareAndSet(false, true)) {
+                try {
+                    if (stop || abort.isSet()) {
+                        return;
                     }
-                }
-                boolean helped = System.nanoTime() - lastHelp < HELPED_NANOS;
-                if (r == ROUND_MOVED) {
-                    idle = 0;
-                } else if (++idle < 64) {
-                    Thread.onSpinWait();
-                } else if (r != ROUND_IDLE && helped) {
-                    LockSupport.parkNanos(HELPED_PARK_NANOS);
-                } else if (idle < 128 || r != ROUND_IDLE) {
-                    Thread.yield();
-                } else {
-                    LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1000L << Math.min(idle - 128, 6)));
+                    r = round();
+                } catch (Throwable t) {
+                    // Reported while the round is still held: a helper's next round would test
+                    // the request that failed again and report that instead of the cause.
+                    failed(t);
+                    return;
+                } finally {
+                    busy.set(false);
                 }
             }
-        } catch (Throwable t) {
-            failed(t);
+            boolean helped = System.nanoTime() - lastHelp < HELPED_NANOS;
+            if (r == ROUND_MOVED) {
+                idle = 0;
+            } else if (++idle < 64) {
+                Thread.onSpinWait();
+            } else if (r != ROUND_IDLE && helped) {
+                LockSupport.parkNanos(HELPED_PARK_NANOS);
+            } else if (idle < 128 || r != ROUND_IDLE) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1000L << Math.min(idle - 128, 6)));
+            }
         }
     }
 

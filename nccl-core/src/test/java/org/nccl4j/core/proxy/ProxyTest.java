@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,6 +90,51 @@ class ProxyTest {
         assertTrue(task.closed);
         assertTrue(task.threads.contains("kernel 0") || task.threads.contains("kernel 1"), task.threads.toString());
         assertFalse(reported.isDone(), "nothing failed");
+    }
+
+    /** Fails with the cause on its first round; any later round is the misuse a released request causes. */
+    private static final class FailsOnce implements ProxyTask {
+        final NcclException cause = NcclException.of(Result.REMOTE_ERROR, "peer 1 closed the connection", null);
+        final AtomicInteger rounds = new AtomicInteger();
+
+        @Override
+        public boolean progress() {
+            if (rounds.getAndIncrement() == 0) {
+                throw cause;
+            }
+            throw NcclException.of(Result.INTERNAL_ERROR, "request tested after it completed", null);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void theFirstFailureIsReportedBeforeAnyOtherRoundRuns() throws Exception {
+        for (int trial = 0; trial < 200; trial++) {
+            AbortFlag abort = new AbortFlag();
+            List<NcclException> reported = new CopyOnWriteArrayList<>();
+            Proxy proxy = new Proxy(0, abort, reported::add);
+            FailsOnce task = new FailsOnce();
+            AtomicBoolean stopHelping = new AtomicBoolean();
+            Thread helper = Thread.ofPlatform().start(() -> {
+                while (!stopHelping.get()) {
+                    proxy.help();
+                }
+            });
+            proxy.add(task);
+            long end = System.nanoTime() + 5_000_000_000L;
+            while (!abort.isSet() && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            Thread.sleep(1);
+            stopHelping.set(true);
+            helper.join(5_000);
+            assertTrue(proxy.stop());
+            assertEquals(1, task.rounds.get(), "trial " + trial + ": a round ran after the failure: " + reported);
+            assertEquals(List.of(task.cause), reported, "trial " + trial);
+        }
     }
 
     @Test
