@@ -64,19 +64,17 @@ final class DirectSocket {
         this.readAhead = readAhead;
     }
 
-    /** Queues a message to send (its request holds the buffer, its guard part stands for the message) and starts writing. */
-    synchronized void send(SocketRequest r) throws IOException {
+    /** Queues a message to send (its request holds the buffer, its guard part stands for the message). */
+    synchronized void send(SocketRequest r) {
         if (!closed) {
             sends.addLast(r);
-            progressSends();
         }
     }
 
-    /** Queues a receive (its request holds the buffer, its guard part stands for the message) and starts reading. */
-    synchronized void receive(SocketRequest r) throws IOException, NetException {
+    /** Queues a receive (its request holds the buffer, its guard part stands for the message). */
+    synchronized void receive(SocketRequest r) {
         if (!closed) {
             receives.addLast(r);
-            progressReceives();
         }
     }
 
@@ -213,11 +211,6 @@ final class DirectSocket {
         receives.clear();
     }
 
-    /** @return whether {@code ch}'s socket can be driven directly: Netty's epoll channels expose their descriptor */
-    static boolean supports(Channel ch) {
-        return ch instanceof EpollSocketChannel;
-    }
-
     /**
      * Takes a connected channel off its event loop; {@code then} runs on that loop once no
      * event loop reads or writes the socket any more.
@@ -229,7 +222,7 @@ final class DirectSocket {
         ch.deregister().addListener(f -> then.accept(f.cause()));
     }
 
-    /** @return the descriptor of a channel that {@link #supports} */
+    /** @return the descriptor of an epoll socket channel (Netty's epoll channels expose theirs) */
     static FileDescriptor descriptor(Channel ch) {
         return ((EpollSocketChannel) ch).fd();
     }

@@ -141,7 +141,7 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
     }
 
     /** @return a direct connection's I/O failure, as a NetException naming the peer */
-    NetException directError(Exception cause) {
+    private NetException directError(Exception cause) {
         NetException.Kind kind = cause instanceof IOException ? NetException.Kind.REMOTE : NetException.Kind.SYSTEM;
         return new NetException(kind, "NET/Socket : connection with peer " + peer + " failed : " + cause.getMessage(), cause);
     }

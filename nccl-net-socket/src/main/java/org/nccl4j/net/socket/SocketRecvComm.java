@@ -1,7 +1,6 @@
 package org.nccl4j.net.socket;
 
 import io.netty.channel.Channel;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.net.spi.NetException;
@@ -34,13 +33,8 @@ final class SocketRecvComm extends SocketComm implements RecvComm {
     SocketRequest receive(MemorySegment segment) throws NetException {
         SocketRequest r = acquire(segment);
         if (direct != null) {
-            try {
-                direct.receive(r);
-            } catch (IOException | RuntimeException e) {
-                fail(directError(e));
-            } catch (NetException e) {
-                fail(e);
-            }
+            direct.receive(r);
+            progressDirect();
             return r;
         }
         controlStream.expect(new Sink(r.header, new Sink.Listener() {

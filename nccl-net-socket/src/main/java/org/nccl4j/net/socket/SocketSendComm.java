@@ -3,7 +3,6 @@ package org.nccl4j.net.socket;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.net.spi.NetException;
@@ -34,11 +33,8 @@ final class SocketSendComm extends SocketComm implements SendComm {
         SocketRequest r = acquire(segment);
         long size = segment.byteSize();
         if (direct != null) {
-            try {
-                direct.send(r);
-            } catch (IOException | RuntimeException e) {
-                fail(directError(e));
-            }
+            direct.send(r);
+            progressDirect();
             return r;
         }
         if (nSocks() == 0) {

@@ -200,8 +200,7 @@ class SocketNetBehaviourTest {
         start(Map.of());
         byte[] handle = new byte[Net.HANDLE_MAXSIZE];
         ListenComm l = net.listen(0, handle);
-        InetSocketAddress addr = SocketHandle.parse(handle).address();
-        try (Socket stranger = new Socket(addr.getAddress(), addr.getPort())) {
+        try (Socket stranger = rawClient(handle)) {
             stranger.getOutputStream().write(new byte[Handshake.SIZE]);
             stranger.getOutputStream().flush();
             assertEquals(-1, stranger.getInputStream().read(), "the listener closes a connection with a wrong magic");
@@ -349,8 +348,7 @@ class SocketNetBehaviourTest {
         start(Map.of());
         byte[] handle = new byte[Net.HANDLE_MAXSIZE];
         ListenComm l = net.listen(0, handle);
-        InetSocketAddress addr = SocketHandle.parse(handle).address();
-        try (Socket raw = new Socket(addr.getAddress(), addr.getPort())) {
+        try (Socket raw = rawClient(handle)) {
             raw.setTcpNoDelay(true);
             ByteBuffer first = ByteBuffer.allocate(Handshake.SIZE + 8 + 5).order(ByteOrder.LITTLE_ENDIAN);
             first.putLong(SocketHandle.MAGIC).putLong(42).putInt(0).putInt(0).putLong(5).put(new byte[] {1, 2, 3, 4, 5});
@@ -393,6 +391,12 @@ class SocketNetBehaviourTest {
             Thread.sleep(10);
         }
         assertEquals(before, openSockets(), "sockets still open after shutdown");
+    }
+
+    /** @return a plain TCP connection to the listener whose handle this is (a stranger, or a hand-written peer) */
+    private static Socket rawClient(byte[] handle) throws Exception {
+        InetSocketAddress addr = SocketHandle.parse(handle).address();
+        return new Socket(addr.getAddress(), addr.getPort());
     }
 
     /** @return this process's open socket descriptors */
