@@ -35,6 +35,8 @@ class TrainTest {
         assertTrue(loss[5] < loss[0] * 0.7, "loss did not fall: " + Ranks.all(out));
         assertTrue(lines.stream().anyMatch(l -> l.matches("# \\d+ steps: .* ms per step .*communication \\d+% of the time")),
                 Ranks.all(out));
+        assertTrue(lines.stream().anyMatch(l -> l.matches("# allreduce per step, its own time: median [0-9.]+ (us|ms), "
+                + "90th percentile [0-9.]+ (us|ms), 99th [0-9.]+ (us|ms)")), Ranks.all(out));
         sameDigestOnEveryRank(out);
     }
 

@@ -1,6 +1,7 @@
 package org.nccl4j.examples.train;
 
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 import org.nccl4j.Communicator;
@@ -93,7 +94,7 @@ public final class Trainer {
                 long t0 = System.nanoTime();
                 int from = step * s.batch();
                 int b = Math.min(s.batch(), shard - from);
-                java.util.Arrays.fill(grad, 0f);
+                Arrays.fill(grad, 0f);
                 for (int j = from; j < from + b; j++) {
                     int idx = order[j];
                     lossSum += model.accumulate(params, data.x(), Spiral.FEATURES * idx, data.y()[idx], grad, 1f / b);
@@ -159,7 +160,16 @@ public final class Trainer {
                 + "%.2f ms), communication %.0f%% of the time", totalSteps, total / totalSteps / 1e6,
                 t[0] / totalSteps / 1e6, gradFloats, collective / totalSteps / 1e6, skew / totalSteps / 1e6,
                 100 * collective / total);
+        // The mean above carries the first epochs' warm-up and the steps a rank lost its core
+        // (other threads, the JIT): the distribution tells them from the collective's usual cost.
+        Arrays.sort(own);
+        print("# allreduce per step, its own time: median %s, 90th percentile %s, 99th %s", duration(own[totalSteps / 2]),
+                duration(own[totalSteps * 9 / 10]), duration(own[totalSteps * 99 / 100]));
         print("# loss %.4f -> %.4f (%s)", firstLoss, lastLoss, lastLoss < firstLoss ? "falls" : "DOES NOT FALL");
+    }
+
+    private static String duration(double nanos) {
+        return nanos < 1e6 ? String.format(Locale.ROOT, "%.1f us", nanos / 1e3) : String.format(Locale.ROOT, "%.2f ms", nanos / 1e6);
     }
 
     /** Rank 0 evaluates its replica on the whole set (the others hold the same weights). */

@@ -1,24 +1,78 @@
 package org.nccl4j.core.reduce;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.function.IntFunction;
 import org.nccl4j.DataType;
 import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 import org.nccl4j.Result;
 
-/** What every kernel shares: its type and op, identity pre/post ops, the count check. */
+/**
+ * What every kernel shares: its type and op, and the loop that moves the operands through two
+ * heap arrays of {@link #CHUNK_BYTES} a thread keeps (bulk copies in and out), where the
+ * subclass's plain array loops do the arithmetic. See the package documentation for why.
+ */
 abstract class BaseReducer implements Reducer {
+    /**
+     * Bytes per chunk. Measured (float SUM, 2-core VM): 2 KiB and 3 KiB chunks reduced 4M floats
+     * as fast as segment loops or faster, 4 KiB and larger ones at 60 % of that (the chunks and
+     * the operands then share cache sets 4 KiB apart).
+     */
+    static final int CHUNK_BYTES = 2048;
+
     final DataType type;
     final RedOp op;
+    private final ValueLayout layout;
+    /** Elements per chunk. */
+    private final int chunk;
 
-    BaseReducer(DataType type, RedOp op) {
+    BaseReducer(DataType type, RedOp op, ValueLayout layout) {
         this.type = type;
         this.op = op;
+        this.layout = layout;
+        this.chunk = CHUNK_BYTES / (int) layout.byteSize();
     }
 
-    static void checkCount(long n) {
-        if (n < 0) {
-            throw NcclException.of(Result.INVALID_ARGUMENT, "negative element count " + n, null);
+    /** A thread's two chunks of elements of {@code bytes} each, for a subclass's {@link #chunks}. */
+    static ThreadLocal<Object[]> chunksOf(IntFunction<Object> newArray, int bytes) {
+        return ThreadLocal.withInitial(() -> new Object[] {newArray.apply(CHUNK_BYTES / bytes),
+            newArray.apply(CHUNK_BYTES / bytes)});
+    }
+
+    /** @return this thread's two chunks, arrays of the element type */
+    abstract Object[] chunks();
+
+    /** {@code x[i] = x[i] OP y[i]} for {@code i < k}. */
+    abstract void combine(Object x, Object y, int k);
+
+    /** The pre-op on {@code x[0..k)} in place; called only when {@link #hasPreOp()}. */
+    void pre(Object x, int k) {
+        throw new IllegalStateException(this + " has no pre-op");
+    }
+
+    /** The post-op on {@code x[0..k)} in place; called only when {@link #hasPostOp()}. */
+    void post(Object x, int k) {
+        throw new IllegalStateException(this + " has no post-op");
+    }
+
+    @Override
+    public final void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
+        long bytes = bytes(n);
+        checkRange(a, aOff, bytes);
+        checkRange(b, bOff, bytes);
+        checkRange(d, dOff, bytes);
+        Object[] s = chunks();
+        Object x = s[0];
+        Object y = s[1];
+        for (long done = 0; done < n; ) {
+            int k = (int) Math.min(chunk, n - done);
+            long o = done * layout.byteSize();
+            MemorySegment.copy(a, layout, aOff + o, x, 0, k);
+            MemorySegment.copy(b, layout, bOff + o, y, 0, k);
+            combine(x, y, k);
+            MemorySegment.copy(x, 0, d, layout, dOff + o, k);
+            done += k;
         }
     }
 
@@ -28,9 +82,23 @@ abstract class BaseReducer implements Reducer {
     }
 
     @Override
-    public void preOp(MemorySegment src, long srcOff, MemorySegment dst, long dOff, long n) {
-        checkCount(n);
-        MemorySegment.copy(src, srcOff, dst, dOff, n * type.size());
+    public final void preOp(MemorySegment src, long srcOff, MemorySegment dst, long dOff, long n) {
+        long bytes = bytes(n);
+        if (!hasPreOp()) {
+            MemorySegment.copy(src, srcOff, dst, dOff, bytes);
+            return;
+        }
+        checkRange(src, srcOff, bytes);
+        checkRange(dst, dOff, bytes);
+        Object x = chunks()[0];
+        for (long done = 0; done < n; ) {
+            int k = (int) Math.min(chunk, n - done);
+            long o = done * layout.byteSize();
+            MemorySegment.copy(src, layout, srcOff + o, x, 0, k);
+            pre(x, k);
+            MemorySegment.copy(x, 0, dst, layout, dOff + o, k);
+            done += k;
+        }
     }
 
     @Override
@@ -39,8 +107,36 @@ abstract class BaseReducer implements Reducer {
     }
 
     @Override
-    public void postOp(MemorySegment buf, long off, long n) {
-        checkCount(n);
+    public final void postOp(MemorySegment buf, long off, long n) {
+        long bytes = bytes(n);
+        if (!hasPostOp()) {
+            return;
+        }
+        checkRange(buf, off, bytes);
+        Object x = chunks()[0];
+        for (long done = 0; done < n; ) {
+            int k = (int) Math.min(chunk, n - done);
+            long o = off + done * layout.byteSize();
+            MemorySegment.copy(buf, layout, o, x, 0, k);
+            post(x, k);
+            MemorySegment.copy(x, 0, buf, layout, o, k);
+            done += k;
+        }
+    }
+
+    private long bytes(long n) {
+        if (n < 0) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "negative element count " + n, null);
+        }
+        return Math.multiplyExact(n, layout.byteSize());
+    }
+
+    /** Checked before anything is written: a range that does not fit leaves the destination as it was. */
+    private static void checkRange(MemorySegment s, long off, long bytes) {
+        if (off < 0 || off > s.byteSize() - bytes) {
+            throw new IndexOutOfBoundsException("bytes [" + off + ", " + off + " + " + bytes + ") outside a segment of "
+                    + s.byteSize());
+        }
     }
 
     @Override

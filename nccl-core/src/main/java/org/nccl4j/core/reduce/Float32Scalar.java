@@ -1,58 +1,51 @@
 package org.nccl4j.core.reduce;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
 
-/** float32 in plain loops; AVG pre-multiplies by the correctly rounded {@code 1f/nranks}. */
+/** float32; AVG pre-multiplies by the correctly rounded {@code 1f/nranks}. */
 final class Float32Scalar extends BaseReducer {
-    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(float[]::new, Float.BYTES);
 
     /** NCCL's {@code __frcp_rn(float(n))}: the reciprocal rounded to nearest, which {@code 1f/n} is. */
     private final float rcp;
 
     Float32Scalar(RedOp op, int nranks) {
-        super(DataType.FLOAT32, op);
+        super(DataType.FLOAT32, op, ValueLayout.JAVA_FLOAT_UNALIGNED);
         this.rcp = op == RedOp.AVG ? 1f / nranks : 1f;
     }
 
     @Override
-    public void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
-        checkCount(n);
-        apply(op, a, aOff, b, bOff, d, dOff, n);
+    Object[] chunks() {
+        return CHUNKS.get();
     }
 
-    static void apply(RedOp op, MemorySegment a, long aOff, MemorySegment b, long bOff,
-            MemorySegment d, long dOff, long n) {
+    @Override
+    void combine(Object xs, Object ys, int k) {
+        float[] x = (float[]) xs;
+        float[] y = (float[]) ys;
         switch (op) {
-            case SUM, AVG -> sum(a, aOff, b, bOff, d, dOff, n);
+            case SUM, AVG -> {
+                for (int i = 0; i < k; i++) {
+                    x[i] += y[i];
+                }
+            }
             case PROD -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 2;
-                    d.set(F, dOff + o, a.get(F, aOff + o) * b.get(F, bOff + o));
+                for (int i = 0; i < k; i++) {
+                    x[i] *= y[i];
                 }
             }
             case MAX -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 2;
-                    d.set(F, dOff + o, fmax(a.get(F, aOff + o), b.get(F, bOff + o)));
+                for (int i = 0; i < k; i++) {
+                    x[i] = fmax(x[i], y[i]);
                 }
             }
             case MIN -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 2;
-                    d.set(F, dOff + o, fmin(a.get(F, aOff + o), b.get(F, bOff + o)));
+                for (int i = 0; i < k; i++) {
+                    x[i] = fmin(x[i], y[i]);
                 }
             }
-        }
-    }
-
-    // SUM has a method of its own: one tight loop, the one C2 vectorizes best.
-    static void sum(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
-        for (long i = 0; i < n; i++) {
-            long o = i << 2;
-            d.set(F, dOff + o, a.get(F, aOff + o) + b.get(F, bOff + o));
         }
     }
 
@@ -75,19 +68,10 @@ final class Float32Scalar extends BaseReducer {
     }
 
     @Override
-    public void preOp(MemorySegment src, long srcOff, MemorySegment dst, long dOff, long n) {
-        if (op != RedOp.AVG) {
-            super.preOp(src, srcOff, dst, dOff, n);
-            return;
-        }
-        checkCount(n);
-        scale(src, srcOff, dst, dOff, n, rcp);
-    }
-
-    static void scale(MemorySegment src, long srcOff, MemorySegment dst, long dOff, long n, float k) {
-        for (long i = 0; i < n; i++) {
-            long o = i << 2;
-            dst.set(F, dOff + o, src.get(F, srcOff + o) * k);
+    void pre(Object xs, int k) {
+        float[] x = (float[]) xs;
+        for (int i = 0; i < k; i++) {
+            x[i] *= rcp;
         }
     }
 }

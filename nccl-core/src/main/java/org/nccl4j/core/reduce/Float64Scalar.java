@@ -1,53 +1,49 @@
 package org.nccl4j.core.reduce;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
 
-/** float64 in plain loops; AVG pre-multiplies by the correctly rounded {@code 1.0/nranks}. */
+/** float64; AVG pre-multiplies by the correctly rounded {@code 1.0/nranks}. */
 final class Float64Scalar extends BaseReducer {
-    private static final ValueLayout.OfDouble D = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(double[]::new, Double.BYTES);
 
     /** NCCL's {@code __drcp_rn(double(n))}. */
     private final double rcp;
 
     Float64Scalar(RedOp op, int nranks) {
-        super(DataType.FLOAT64, op);
+        super(DataType.FLOAT64, op, ValueLayout.JAVA_DOUBLE_UNALIGNED);
         this.rcp = op == RedOp.AVG ? 1.0 / nranks : 1.0;
     }
 
     @Override
-    public void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
-        checkCount(n);
-        apply(op, a, aOff, b, bOff, d, dOff, n);
+    Object[] chunks() {
+        return CHUNKS.get();
     }
 
-    static void apply(RedOp op, MemorySegment a, long aOff, MemorySegment b, long bOff,
-            MemorySegment d, long dOff, long n) {
+    @Override
+    void combine(Object xs, Object ys, int k) {
+        double[] x = (double[]) xs;
+        double[] y = (double[]) ys;
         switch (op) {
             case SUM, AVG -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 3;
-                    d.set(D, dOff + o, a.get(D, aOff + o) + b.get(D, bOff + o));
+                for (int i = 0; i < k; i++) {
+                    x[i] += y[i];
                 }
             }
             case PROD -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 3;
-                    d.set(D, dOff + o, a.get(D, aOff + o) * b.get(D, bOff + o));
+                for (int i = 0; i < k; i++) {
+                    x[i] *= y[i];
                 }
             }
             case MAX -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 3;
-                    d.set(D, dOff + o, fmax(a.get(D, aOff + o), b.get(D, bOff + o)));
+                for (int i = 0; i < k; i++) {
+                    x[i] = fmax(x[i], y[i]);
                 }
             }
             case MIN -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 3;
-                    d.set(D, dOff + o, fmin(a.get(D, aOff + o), b.get(D, bOff + o)));
+                for (int i = 0; i < k; i++) {
+                    x[i] = fmin(x[i], y[i]);
                 }
             }
         }
@@ -69,19 +65,10 @@ final class Float64Scalar extends BaseReducer {
     }
 
     @Override
-    public void preOp(MemorySegment src, long srcOff, MemorySegment dst, long dOff, long n) {
-        if (op != RedOp.AVG) {
-            super.preOp(src, srcOff, dst, dOff, n);
-            return;
-        }
-        checkCount(n);
-        scale(src, srcOff, dst, dOff, n, rcp);
-    }
-
-    static void scale(MemorySegment src, long srcOff, MemorySegment dst, long dOff, long n, double k) {
-        for (long i = 0; i < n; i++) {
-            long o = i << 3;
-            dst.set(D, dOff + o, src.get(D, srcOff + o) * k);
+    void pre(Object xs, int k) {
+        double[] x = (double[]) xs;
+        for (int i = 0; i < k; i++) {
+            x[i] *= rcp;
         }
     }
 }

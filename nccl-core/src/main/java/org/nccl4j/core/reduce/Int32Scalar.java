@@ -1,66 +1,57 @@
 package org.nccl4j.core.reduce;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
 
-/** int32 and uint32 in plain loops. SUM and PROD wrap; the two types differ in MAX, MIN and AVG only. */
+/** int32 and uint32. SUM and PROD wrap; the two types differ in MAX, MIN and AVG only. */
 final class Int32Scalar extends BaseReducer {
-    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(int[]::new, Integer.BYTES);
 
     private final boolean unsigned;
     private final int nranks;
 
     Int32Scalar(DataType type, RedOp op, int nranks, boolean unsigned) {
-        super(type, op);
+        super(type, op, ValueLayout.JAVA_INT_UNALIGNED);
         this.unsigned = unsigned;
         this.nranks = nranks;
     }
 
     @Override
-    public void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
-        checkCount(n);
-        apply(op, unsigned, a, aOff, b, bOff, d, dOff, n);
+    Object[] chunks() {
+        return CHUNKS.get();
     }
 
-    static void apply(RedOp op, boolean unsigned, MemorySegment a, long aOff, MemorySegment b, long bOff,
-            MemorySegment d, long dOff, long n) {
+    @Override
+    void combine(Object xs, Object ys, int k) {
+        int[] x = (int[]) xs;
+        int[] y = (int[]) ys;
         switch (op) {
-            case SUM, AVG -> sum(a, aOff, b, bOff, d, dOff, n);
+            case SUM, AVG -> {
+                for (int i = 0; i < k; i++) {
+                    x[i] += y[i];
+                }
+            }
             case PROD -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 2;
-                    d.set(I, dOff + o, a.get(I, aOff + o) * b.get(I, bOff + o));
+                for (int i = 0; i < k; i++) {
+                    x[i] *= y[i];
                 }
             }
             case MAX -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 2;
-                    int x = a.get(I, aOff + o);
-                    int y = b.get(I, bOff + o);
-                    boolean less = unsigned ? Integer.compareUnsigned(x, y) < 0 : x < y;
-                    d.set(I, dOff + o, less ? y : x);
+                for (int i = 0; i < k; i++) {
+                    x[i] = less(x[i], y[i]) ? y[i] : x[i];
                 }
             }
             case MIN -> {
-                for (long i = 0; i < n; i++) {
-                    long o = i << 2;
-                    int x = a.get(I, aOff + o);
-                    int y = b.get(I, bOff + o);
-                    boolean less = unsigned ? Integer.compareUnsigned(x, y) < 0 : x < y;
-                    d.set(I, dOff + o, less ? x : y);
+                for (int i = 0; i < k; i++) {
+                    x[i] = less(x[i], y[i]) ? x[i] : y[i];
                 }
             }
         }
     }
 
-    // SUM has a method of its own: one tight loop, the one C2 vectorizes best.
-    static void sum(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
-        for (long i = 0; i < n; i++) {
-            long o = i << 2;
-            d.set(I, dOff + o, a.get(I, aOff + o) + b.get(I, bOff + o));
-        }
+    private boolean less(int x, int y) {
+        return unsigned ? Integer.compareUnsigned(x, y) < 0 : x < y;
     }
 
     @Override
@@ -68,20 +59,12 @@ final class Int32Scalar extends BaseReducer {
         return op == RedOp.AVG;
     }
 
-    @Override
-    public void postOp(MemorySegment buf, long off, long n) {
-        checkCount(n);
-        if (op == RedOp.AVG) {
-            divide(buf, off, n, nranks, unsigned);
-        }
-    }
-
     /** Integer AVG's post-op, C's {@code T(x/n)}: truncating division, unsigned for uint32. */
-    static void divide(MemorySegment buf, long off, long n, int nranks, boolean unsigned) {
-        for (long i = 0; i < n; i++) {
-            long o = off + (i << 2);
-            int x = buf.get(I, o);
-            buf.set(I, o, unsigned ? Integer.divideUnsigned(x, nranks) : x / nranks);
+    @Override
+    void post(Object xs, int k) {
+        int[] x = (int[]) xs;
+        for (int i = 0; i < k; i++) {
+            x[i] = unsigned ? Integer.divideUnsigned(x[i], nranks) : x[i] / nranks;
         }
     }
 }

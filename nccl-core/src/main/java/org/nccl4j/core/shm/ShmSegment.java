@@ -54,7 +54,7 @@ public final class ShmSegment {
         LIVE.add(path);
         try (FileChannel fc = open(path)) {
             fill(fc, size);
-            return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return plain(fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
         } catch (IOException | RuntimeException e) {
             delete(path);
             throw tooSmall(path, size, usableSpace(path.getParent()), e);
@@ -103,7 +103,7 @@ public final class ShmSegment {
                         + " bytes, expected " + size, "every rank must use the same NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and"
                         + " NCCL_LL128_BUFFSIZE");
             }
-            return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return plain(fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
         } catch (NoSuchFileException e) {
             throw NcclException.of(Result.SYSTEM_ERROR, "SHM segment " + path + " of " + peerName + " not found",
                     "ranks that share a host hash must see the same " + path.getParent() + " (containers: --ipc=host or"
@@ -113,6 +113,15 @@ public final class ShmSegment {
                     "check the permissions of " + path.getParent() + " (both ranks must run as the same user), or set"
                             + " NCCL_SHM_DISABLE=1", e);
         }
+    }
+
+    /**
+     * The mapping as a plain native segment of the same arena: the kernels' loops then see one
+     * segment class for SHM and local memory. A third class beside native and heap segments makes
+     * their accesses megamorphic: a float SUM of 2300 elements measured 17 µs instead of 0.6 µs.
+     */
+    private static MemorySegment plain(MemorySegment mapped, Arena arena) {
+        return MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
     }
 
     /** @param path a segment's name to remove (idempotent; failures are ignored: the name may be gone) */

@@ -139,4 +139,26 @@ class ReducerTest {
         assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 0, s, 0, s, 0, 17));
         assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(s, 4, s, 0, s, 0, 16));
     }
+
+    /** The kernels work a chunk at a time; a range that does not fit must fail before the first one is written. */
+    @Test
+    void aRangeThatDoesNotFitLeavesTheDestinationAsItWas() {
+        int n = 3 * 1024 + 5;
+        MemorySegment a = MemorySegment.ofArray(new float[n]).fill((byte) 1);
+        MemorySegment shortDst = MemorySegment.ofArray(new float[n - 1]).fill(GUARD);
+        for (RedOp op : RedOp.values()) {
+            Reducer r = Reducer.of(DataType.FLOAT32, op, 2);
+            assertThrows(IndexOutOfBoundsException.class, () -> r.reduce(a, 0, a, 0, shortDst, 0, n));
+            if (r.hasPreOp()) {
+                assertThrows(IndexOutOfBoundsException.class, () -> r.preOp(a, 0, shortDst, 0, n));
+            }
+        }
+        Reducer avg = Reducer.of(DataType.INT32, RedOp.AVG, 2);
+        assertThrows(IndexOutOfBoundsException.class, () -> avg.postOp(shortDst, 0, n));
+        for (long i = 0; i < shortDst.byteSize(); i++) {
+            if (shortDst.get(ValueLayout.JAVA_BYTE, i) != GUARD) {
+                fail("byte " + i + " of the destination was written");
+            }
+        }
+    }
 }
