@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One reduction kernel call, {@code dst = a OP b} over {@code bytes} of each operand in native
- * segments, with the kernel {@link Reducer#of} gives (plain loops that C2 vectorizes). Payload
+ * segments, with the kernel {@link Reducer#of} gives. Payload
  * GB/s = bytes x ops/s; memory traffic is three times that.
  *
  * <pre>

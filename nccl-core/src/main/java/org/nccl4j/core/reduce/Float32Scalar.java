@@ -26,26 +26,34 @@ final class Float32Scalar extends BaseReducer {
         float[] x = (float[]) xs;
         float[] y = (float[]) ys;
         switch (op) {
-            case SUM, AVG -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] += y[i];
-                }
-            }
-            case PROD -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] *= y[i];
-                }
-            }
-            case MAX -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = fmax(x[i], y[i]);
-                }
-            }
-            case MIN -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = fmin(x[i], y[i]);
-                }
-            }
+            case SUM, AVG -> sum(x, y, k);
+            case PROD -> prod(x, y, k);
+            case MAX -> max(x, y, k);
+            case MIN -> min(x, y, k);
+        }
+    }
+
+    private static void sum(float[] x, float[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] += y[i];
+        }
+    }
+
+    private static void prod(float[] x, float[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] *= y[i];
+        }
+    }
+
+    private static void max(float[] x, float[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = fmax(x[i], y[i]);
+        }
+    }
+
+    private static void min(float[] x, float[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = fmin(x[i], y[i]);
         }
     }
 
@@ -54,12 +62,14 @@ final class Float32Scalar extends BaseReducer {
      * NaN operand loses to a number, and +0.0 beats -0.0, which {@link Math#max} already does.
      */
     static float fmax(float x, float y) {
-        return x != x ? y : y != y ? x : Math.max(x, y);
+        float m = Math.max(x, y); // NaN if either is: the rare case decides after
+        return m == m ? m : x != x ? y : x;
     }
 
     /** CUDA's {@code fminf}: the mirror of {@link #fmax}. */
     static float fmin(float x, float y) {
-        return x != x ? y : y != y ? x : Math.min(x, y);
+        float m = Math.min(x, y);
+        return m == m ? m : x != x ? y : x;
     }
 
     @Override

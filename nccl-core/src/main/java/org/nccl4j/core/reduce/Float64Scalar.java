@@ -26,37 +26,47 @@ final class Float64Scalar extends BaseReducer {
         double[] x = (double[]) xs;
         double[] y = (double[]) ys;
         switch (op) {
-            case SUM, AVG -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] += y[i];
-                }
-            }
-            case PROD -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] *= y[i];
-                }
-            }
-            case MAX -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = fmax(x[i], y[i]);
-                }
-            }
-            case MIN -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = fmin(x[i], y[i]);
-                }
-            }
+            case SUM, AVG -> sum(x, y, k);
+            case PROD -> prod(x, y, k);
+            case MAX -> max(x, y, k);
+            case MIN -> min(x, y, k);
+        }
+    }
+
+    private static void sum(double[] x, double[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] += y[i];
+        }
+    }
+
+    private static void prod(double[] x, double[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] *= y[i];
+        }
+    }
+
+    private static void max(double[] x, double[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = fmax(x[i], y[i]);
+        }
+    }
+
+    private static void min(double[] x, double[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = fmin(x[i], y[i]);
         }
     }
 
     /** CUDA's {@code fmax}: see {@link Float32Scalar#fmax}. */
     static double fmax(double x, double y) {
-        return x != x ? y : y != y ? x : Math.max(x, y);
+        double m = Math.max(x, y); // NaN if either is: the rare case decides after
+        return m == m ? m : x != x ? y : x;
     }
 
     /** CUDA's {@code fmin}: see {@link Float32Scalar#fmin}. */
     static double fmin(double x, double y) {
-        return x != x ? y : y != y ? x : Math.min(x, y);
+        double m = Math.min(x, y);
+        return m == m ? m : x != x ? y : x;
     }
 
     @Override

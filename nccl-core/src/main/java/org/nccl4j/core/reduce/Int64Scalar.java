@@ -27,26 +27,34 @@ final class Int64Scalar extends BaseReducer {
         long[] x = (long[]) xs;
         long[] y = (long[]) ys;
         switch (op) {
-            case SUM, AVG -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] += y[i];
-                }
-            }
-            case PROD -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] *= y[i];
-                }
-            }
-            case MAX -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = less(x[i], y[i]) ? y[i] : x[i];
-                }
-            }
-            case MIN -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = less(x[i], y[i]) ? x[i] : y[i];
-                }
-            }
+            case SUM, AVG -> sum(x, y, k);
+            case PROD -> prod(x, y, k);
+            case MAX -> max(x, y, k);
+            case MIN -> min(x, y, k);
+        }
+    }
+
+    private static void sum(long[] x, long[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] += y[i];
+        }
+    }
+
+    private static void prod(long[] x, long[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] *= y[i];
+        }
+    }
+
+    private void max(long[] x, long[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = less(x[i], y[i]) ? y[i] : x[i];
+        }
+    }
+
+    private void min(long[] x, long[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = less(x[i], y[i]) ? x[i] : y[i];
         }
     }
 

@@ -27,26 +27,34 @@ final class Int8Scalar extends BaseReducer {
         byte[] x = (byte[]) xs;
         byte[] y = (byte[]) ys;
         switch (op) {
-            case SUM, AVG -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = (byte) (x[i] + y[i]);
-                }
-            }
-            case PROD -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = (byte) (x[i] * y[i]);
-                }
-            }
-            case MAX -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = less(x[i], y[i]) ? y[i] : x[i];
-                }
-            }
-            case MIN -> {
-                for (int i = 0; i < k; i++) {
-                    x[i] = less(x[i], y[i]) ? x[i] : y[i];
-                }
-            }
+            case SUM, AVG -> sum(x, y, k);
+            case PROD -> prod(x, y, k);
+            case MAX -> max(x, y, k);
+            case MIN -> min(x, y, k);
+        }
+    }
+
+    private static void sum(byte[] x, byte[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = (byte) (x[i] + y[i]);
+        }
+    }
+
+    private static void prod(byte[] x, byte[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = (byte) (x[i] * y[i]);
+        }
+    }
+
+    private void max(byte[] x, byte[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = less(x[i], y[i]) ? y[i] : x[i];
+        }
+    }
+
+    private void min(byte[] x, byte[] y, int k) {
+        for (int i = 0; i < k; i++) {
+            x[i] = less(x[i], y[i]) ? x[i] : y[i];
         }
     }
 
