@@ -26,8 +26,7 @@ final class Reducers {
             case UINT32 -> new Int32Scalar(type, op, nranks, true);
             case INT64 -> new Int64Scalar(type, op, nranks, false);
             case UINT64 -> new Int64Scalar(type, op, nranks, true);
-            case FLOAT16 -> new Float16Scalar(op, nranks);
-            case BFLOAT16 -> new Bfloat16Scalar(op, nranks);
+            case FLOAT16, BFLOAT16 -> new HalfScalar(type, op, nranks);
             case FLOAT32 -> new Float32Scalar(op, nranks);
             case FLOAT64 -> new Float64Scalar(op, nranks);
         };
