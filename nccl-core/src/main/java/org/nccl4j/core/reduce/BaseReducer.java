@@ -34,17 +34,24 @@ abstract class BaseReducer implements Reducer {
         this.chunk = CHUNK_BYTES / (int) layout.byteSize();
     }
 
-    /** A thread's two chunks of elements of {@code bytes} each, for a subclass's {@link #chunks}. */
+    /**
+     * A thread's chunks of elements of {@code bytes} each, for a subclass's {@link #chunks}: the two
+     * operands and a third for a result that cannot overwrite them.
+     */
     static ThreadLocal<Object[]> chunksOf(IntFunction<Object> newArray, int bytes) {
         return ThreadLocal.withInitial(() -> new Object[] {newArray.apply(CHUNK_BYTES / bytes),
-            newArray.apply(CHUNK_BYTES / bytes)});
+            newArray.apply(CHUNK_BYTES / bytes), newArray.apply(CHUNK_BYTES / bytes)});
     }
 
-    /** @return this thread's two chunks, arrays of the element type */
+    /** @return this thread's chunks, arrays of the element type ({@link #chunksOf}) */
     abstract Object[] chunks();
 
-    /** {@code x[i] = x[i] OP y[i]} for {@code i < k}. */
-    abstract void combine(Object x, Object y, int k);
+    /**
+     * {@code x[i] OP y[i]} for {@code i < k}, into {@code x} or the third chunk.
+     *
+     * @return the chunk that holds the result
+     */
+    abstract Object combine(Object x, Object y, int k);
 
     /** The pre-op on {@code x[0..k)} in place; called only when {@link #hasPreOp()}. */
     void pre(Object x, int k) {
@@ -70,8 +77,7 @@ abstract class BaseReducer implements Reducer {
             long o = done * layout.byteSize();
             MemorySegment.copy(a, layout, aOff + o, x, 0, k);
             MemorySegment.copy(b, layout, bOff + o, y, 0, k);
-            combine(x, y, k);
-            MemorySegment.copy(x, 0, d, layout, dOff + o, k);
+            MemorySegment.copy(combine(x, y, k), 0, d, layout, dOff + o, k);
             done += k;
         }
     }

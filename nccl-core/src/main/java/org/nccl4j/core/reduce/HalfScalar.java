@@ -37,7 +37,7 @@ final class HalfScalar extends BaseReducer {
     }
 
     @Override
-    void combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, int k) {
         short[] x = (short[]) xs;
         short[] y = (short[]) ys;
         switch (op) {
@@ -46,6 +46,7 @@ final class HalfScalar extends BaseReducer {
             case MAX -> max(x, y, k);
             case MIN -> min(x, y, k);
         }
+        return x;
     }
 
     private void sum(short[] x, short[] y, int k) {

@@ -23,7 +23,7 @@ final class Int32Scalar extends BaseReducer {
     }
 
     @Override
-    void combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, int k) {
         int[] x = (int[]) xs;
         int[] y = (int[]) ys;
         switch (op) {
@@ -32,6 +32,7 @@ final class Int32Scalar extends BaseReducer {
             case MAX -> max(x, y, k);
             case MIN -> min(x, y, k);
         }
+        return x;
     }
 
     private static void sum(int[] x, int[] y, int k) {

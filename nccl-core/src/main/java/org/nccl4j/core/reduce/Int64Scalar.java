@@ -23,7 +23,7 @@ final class Int64Scalar extends BaseReducer {
     }
 
     @Override
-    void combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, int k) {
         long[] x = (long[]) xs;
         long[] y = (long[]) ys;
         switch (op) {
@@ -32,6 +32,7 @@ final class Int64Scalar extends BaseReducer {
             case MAX -> max(x, y, k);
             case MIN -> min(x, y, k);
         }
+        return x;
     }
 
     private static void sum(long[] x, long[] y, int k) {

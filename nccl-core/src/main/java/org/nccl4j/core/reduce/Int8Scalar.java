@@ -23,7 +23,7 @@ final class Int8Scalar extends BaseReducer {
     }
 
     @Override
-    void combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, int k) {
         byte[] x = (byte[]) xs;
         byte[] y = (byte[]) ys;
         switch (op) {
@@ -32,6 +32,7 @@ final class Int8Scalar extends BaseReducer {
             case MAX -> max(x, y, k);
             case MIN -> min(x, y, k);
         }
+        return x;
     }
 
     private static void sum(byte[] x, byte[] y, int k) {
