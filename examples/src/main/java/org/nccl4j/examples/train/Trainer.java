@@ -169,7 +169,8 @@ public final class Trainer {
     }
 
     private static String duration(double nanos) {
-        return nanos < 1e6 ? String.format(Locale.ROOT, "%.1f us", nanos / 1e3) : String.format(Locale.ROOT, "%.2f ms", nanos / 1e6);
+        return nanos < 1e6 ? String.format(Locale.ROOT, "%.1f us", nanos / 1e3)
+                : String.format(Locale.ROOT, "%.2f ms", nanos / 1e6);
     }
 
     /** Rank 0 evaluates its replica on the whole set (the others hold the same weights). */

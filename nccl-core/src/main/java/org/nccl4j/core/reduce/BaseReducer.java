@@ -26,32 +26,36 @@ abstract class BaseReducer implements Reducer {
     private final ValueLayout layout;
     /** Elements per chunk. */
     private final int chunk;
+    /** Per thread, the chunks ({@link #chunksOf}), shared by every kernel of the element type. */
+    private final ThreadLocal<Object[]> chunks;
 
-    BaseReducer(DataType type, RedOp op, ValueLayout layout) {
+    /**
+     * @param layout the element layout
+     * @param chunks the subclass's {@link #chunksOf} for the same layout
+     */
+    BaseReducer(DataType type, RedOp op, ValueLayout layout, ThreadLocal<Object[]> chunks) {
         this.type = type;
         this.op = op;
         this.layout = layout;
         this.chunk = CHUNK_BYTES / (int) layout.byteSize();
+        this.chunks = chunks;
     }
 
     /**
-     * A thread's chunks of elements of {@code bytes} each, for a subclass's {@link #chunks}: the two
-     * operands and a third for a result that cannot overwrite them.
+     * A thread's chunks of {@code layout}'s elements, made by {@code newArray}: the two operands
+     * and a spare for a result that cannot overwrite them.
      */
-    static ThreadLocal<Object[]> chunksOf(IntFunction<Object> newArray, int bytes) {
-        return ThreadLocal.withInitial(() -> new Object[] {newArray.apply(CHUNK_BYTES / bytes),
-            newArray.apply(CHUNK_BYTES / bytes), newArray.apply(CHUNK_BYTES / bytes)});
+    static ThreadLocal<Object[]> chunksOf(IntFunction<Object> newArray, ValueLayout layout) {
+        int n = CHUNK_BYTES / (int) layout.byteSize();
+        return ThreadLocal.withInitial(() -> new Object[] {newArray.apply(n), newArray.apply(n), newArray.apply(n)});
     }
 
-    /** @return this thread's chunks, arrays of the element type ({@link #chunksOf}) */
-    abstract Object[] chunks();
-
     /**
-     * {@code x[i] OP y[i]} for {@code i < k}, into {@code x} or the third chunk.
+     * {@code x[i] OP y[i]} for {@code i < k}, into {@code x} or {@code spare}.
      *
      * @return the chunk that holds the result
      */
-    abstract Object combine(Object x, Object y, int k);
+    abstract Object combine(Object x, Object y, Object spare, int k);
 
     /** The pre-op on {@code x[0..k)} in place; called only when {@link #hasPreOp()}. */
     void pre(Object x, int k) {
@@ -69,15 +73,16 @@ abstract class BaseReducer implements Reducer {
         checkRange(a, aOff, bytes);
         checkRange(b, bOff, bytes);
         checkRange(d, dOff, bytes);
-        Object[] s = chunks();
+        Object[] s = chunks.get();
         Object x = s[0];
         Object y = s[1];
+        Object spare = s[2];
         for (long done = 0; done < n; ) {
             int k = (int) Math.min(chunk, n - done);
             long o = done * layout.byteSize();
             MemorySegment.copy(a, layout, aOff + o, x, 0, k);
             MemorySegment.copy(b, layout, bOff + o, y, 0, k);
-            MemorySegment.copy(combine(x, y, k), 0, d, layout, dOff + o, k);
+            MemorySegment.copy(combine(x, y, spare, k), 0, d, layout, dOff + o, k);
             done += k;
         }
     }
@@ -96,7 +101,7 @@ abstract class BaseReducer implements Reducer {
         }
         checkRange(src, srcOff, bytes);
         checkRange(dst, dOff, bytes);
-        Object x = chunks()[0];
+        Object x = chunks.get()[0];
         for (long done = 0; done < n; ) {
             int k = (int) Math.min(chunk, n - done);
             long o = done * layout.byteSize();
@@ -119,7 +124,7 @@ abstract class BaseReducer implements Reducer {
             return;
         }
         checkRange(buf, off, bytes);
-        Object x = chunks()[0];
+        Object x = chunks.get()[0];
         for (long done = 0; done < n; ) {
             int k = (int) Math.min(chunk, n - done);
             long o = off + done * layout.byteSize();

@@ -6,35 +6,31 @@ import org.nccl4j.RedOp;
 
 /** float32; AVG pre-multiplies by the correctly rounded {@code 1f/nranks}. */
 final class Float32Scalar extends BaseReducer {
-    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(float[]::new, Float.BYTES);
+    private static final ValueLayout LAYOUT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(float[]::new, LAYOUT);
 
     /** NCCL's {@code __frcp_rn(float(n))}: the reciprocal rounded to nearest, which {@code 1f/n} is. */
     private final float rcp;
 
     Float32Scalar(RedOp op, int nranks) {
-        super(DataType.FLOAT32, op, ValueLayout.JAVA_FLOAT_UNALIGNED);
+        super(DataType.FLOAT32, op, LAYOUT, CHUNKS);
         this.rcp = op == RedOp.AVG ? 1f / nranks : 1f;
     }
 
     @Override
-    Object[] chunks() {
-        return CHUNKS.get();
-    }
-
-    @Override
-    Object combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, Object spare, int k) {
         float[] x = (float[]) xs;
         float[] y = (float[]) ys;
         switch (op) {
             case SUM, AVG -> sum(x, y, k);
             case PROD -> prod(x, y, k);
             case MAX -> {
-                float[] m = (float[]) CHUNKS.get()[2];
+                float[] m = (float[]) spare;
                 max(x, y, m, k);
                 return numberWins(x, y, m, k);
             }
             case MIN -> {
-                float[] m = (float[]) CHUNKS.get()[2];
+                float[] m = (float[]) spare;
                 min(x, y, m, k);
                 return numberWins(x, y, m, k);
             }

@@ -6,35 +6,31 @@ import org.nccl4j.RedOp;
 
 /** float64; AVG pre-multiplies by the correctly rounded {@code 1.0/nranks}. */
 final class Float64Scalar extends BaseReducer {
-    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(double[]::new, Double.BYTES);
+    private static final ValueLayout LAYOUT = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(double[]::new, LAYOUT);
 
     /** NCCL's {@code __drcp_rn(double(n))}. */
     private final double rcp;
 
     Float64Scalar(RedOp op, int nranks) {
-        super(DataType.FLOAT64, op, ValueLayout.JAVA_DOUBLE_UNALIGNED);
+        super(DataType.FLOAT64, op, LAYOUT, CHUNKS);
         this.rcp = op == RedOp.AVG ? 1.0 / nranks : 1.0;
     }
 
     @Override
-    Object[] chunks() {
-        return CHUNKS.get();
-    }
-
-    @Override
-    Object combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, Object spare, int k) {
         double[] x = (double[]) xs;
         double[] y = (double[]) ys;
         switch (op) {
             case SUM, AVG -> sum(x, y, k);
             case PROD -> prod(x, y, k);
             case MAX -> {
-                double[] m = (double[]) CHUNKS.get()[2];
+                double[] m = (double[]) spare;
                 max(x, y, m, k);
                 return numberWins(x, y, m, k);
             }
             case MIN -> {
-                double[] m = (double[]) CHUNKS.get()[2];
+                double[] m = (double[]) spare;
                 min(x, y, m, k);
                 return numberWins(x, y, m, k);
             }

@@ -11,14 +11,15 @@ import org.nccl4j.RedOp;
  * on sm_80 and later.
  */
 final class HalfScalar extends BaseReducer {
-    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(short[]::new, Short.BYTES);
+    private static final ValueLayout LAYOUT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(short[]::new, LAYOUT);
 
     private final boolean bf16;
     /** The reciprocal rounded to the format, widened; x * scale is exact in float, so it rounds once. */
     private final float scale;
 
     HalfScalar(DataType type, RedOp op, int nranks) {
-        super(type, op, ValueLayout.JAVA_SHORT_UNALIGNED);
+        super(type, op, LAYOUT, CHUNKS);
         this.bf16 = type == DataType.BFLOAT16;
         this.scale = op == RedOp.AVG ? widen(narrow(1f / nranks)) : 1f;
     }
@@ -32,12 +33,7 @@ final class HalfScalar extends BaseReducer {
     }
 
     @Override
-    Object[] chunks() {
-        return CHUNKS.get();
-    }
-
-    @Override
-    Object combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, Object spare, int k) {
         short[] x = (short[]) xs;
         short[] y = (short[]) ys;
         switch (op) {

@@ -6,24 +6,20 @@ import org.nccl4j.RedOp;
 
 /** int32 and uint32. SUM and PROD wrap; the two types differ in MAX, MIN and AVG only. */
 final class Int32Scalar extends BaseReducer {
-    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(int[]::new, Integer.BYTES);
+    private static final ValueLayout LAYOUT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(int[]::new, LAYOUT);
 
     private final boolean unsigned;
     private final int nranks;
 
     Int32Scalar(DataType type, RedOp op, int nranks, boolean unsigned) {
-        super(type, op, ValueLayout.JAVA_INT_UNALIGNED);
+        super(type, op, LAYOUT, CHUNKS);
         this.unsigned = unsigned;
         this.nranks = nranks;
     }
 
     @Override
-    Object[] chunks() {
-        return CHUNKS.get();
-    }
-
-    @Override
-    Object combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, Object spare, int k) {
         int[] x = (int[]) xs;
         int[] y = (int[]) ys;
         switch (op) {

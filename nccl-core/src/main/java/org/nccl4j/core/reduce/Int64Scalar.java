@@ -6,24 +6,20 @@ import org.nccl4j.RedOp;
 
 /** int64 and uint64. SUM and PROD wrap; the two types differ in MAX, MIN and AVG only. */
 final class Int64Scalar extends BaseReducer {
-    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(long[]::new, Long.BYTES);
+    private static final ValueLayout LAYOUT = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(long[]::new, LAYOUT);
 
     private final boolean unsigned;
     private final int nranks;
 
     Int64Scalar(DataType type, RedOp op, int nranks, boolean unsigned) {
-        super(type, op, ValueLayout.JAVA_LONG_UNALIGNED);
+        super(type, op, LAYOUT, CHUNKS);
         this.unsigned = unsigned;
         this.nranks = nranks;
     }
 
     @Override
-    Object[] chunks() {
-        return CHUNKS.get();
-    }
-
-    @Override
-    Object combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, Object spare, int k) {
         long[] x = (long[]) xs;
         long[] y = (long[]) ys;
         switch (op) {

@@ -6,24 +6,20 @@ import org.nccl4j.RedOp;
 
 /** int8 and uint8. SUM and PROD wrap; the two types differ in MAX, MIN and AVG only. */
 final class Int8Scalar extends BaseReducer {
-    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(byte[]::new, Byte.BYTES);
+    private static final ValueLayout LAYOUT = ValueLayout.JAVA_BYTE;
+    private static final ThreadLocal<Object[]> CHUNKS = chunksOf(byte[]::new, LAYOUT);
 
     private final boolean unsigned;
     private final int nranks;
 
     Int8Scalar(DataType type, RedOp op, int nranks, boolean unsigned) {
-        super(type, op, ValueLayout.JAVA_BYTE);
+        super(type, op, LAYOUT, CHUNKS);
         this.unsigned = unsigned;
         this.nranks = nranks;
     }
 
     @Override
-    Object[] chunks() {
-        return CHUNKS.get();
-    }
-
-    @Override
-    Object combine(Object xs, Object ys, int k) {
+    Object combine(Object xs, Object ys, Object spare, int k) {
         byte[] x = (byte[]) xs;
         byte[] y = (byte[]) ys;
         switch (op) {

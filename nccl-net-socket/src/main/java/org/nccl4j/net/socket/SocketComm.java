@@ -134,22 +134,21 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
         try {
             direct.progress();
         } catch (IOException | RuntimeException e) {
-            fail(directError(e));
+            fail(ioError("connection with peer " + peer + " failed : " + e.getMessage(), e));
         } catch (NetException e) {
             fail(e);
         }
     }
 
-    /** @return a direct connection's I/O failure, as a NetException naming the peer */
-    private NetException directError(Exception cause) {
-        NetException.Kind kind = cause instanceof IOException ? NetException.Kind.REMOTE : NetException.Kind.SYSTEM;
-        return new NetException(kind, "NET/Socket : connection with peer " + peer + " failed : " + cause.getMessage(), cause);
-    }
-
     /** @return a send failure, as a NetException naming the peer */
     NetException sendError(Throwable cause) {
+        return ioError("send to peer " + peer + " failed : " + cause, cause);
+    }
+
+    /** An I/O failure is the peer's (REMOTE); anything else ours (SYSTEM). */
+    private static NetException ioError(String what, Throwable cause) {
         NetException.Kind kind = cause instanceof IOException ? NetException.Kind.REMOTE : NetException.Kind.SYSTEM;
-        return new NetException(kind, "NET/Socket : send to peer " + peer + " failed : " + cause, cause);
+        return new NetException(kind, "NET/Socket : " + what, cause);
     }
 
     /**
