@@ -1,6 +1,7 @@
 package org.nccl4j;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 
 /**
  * One rank's handle on a communicator ({@code ncclComm_t}).
@@ -19,6 +20,9 @@ import java.lang.foreign.MemorySegment;
  * {@link Nccl#groupEnd()} operations are collected and launched together at the end.
  */
 public interface Communicator extends AutoCloseable {
+    /** The color of a rank that takes no part in the communicators a {@link #split} makes ({@code NCCL_SPLIT_NOCOLOR}). */
+    int SPLIT_NOCOLOR = -1;
+
     /** @return the number of ranks ({@code ncclCommCount}) */
     int count();
 
@@ -39,6 +43,57 @@ public interface Communicator extends AutoCloseable {
      *     ({@code ncclCommGetAsyncError})
      */
     Result asyncError();
+
+    /**
+     * Calls {@code listener} once with this communicator's first background error (a peer gone, a
+     * timeout, a network failure: what {@link #asyncError()} reports), on a thread of its own, so
+     * a training loop learns of a failure without polling and may {@link #abort()} or
+     * {@link #shrink} from the listener. Called at once (on such a thread) if the error already
+     * happened; never called after {@link #close()} or {@link #abort()} without an error.
+     *
+     * @param listener what to call
+     */
+    void onAsyncError(Consumer<? super NcclException> listener);
+
+    /**
+     * Splits this communicator ({@code ncclCommSplit}): every rank calls it with a color and a key;
+     * the ranks of one color form a new communicator, ranked by key (ties by their rank here).
+     * A collective over all ranks of this communicator, which must be healthy; no unique id is
+     * needed. This communicator stays usable and is closed separately.
+     *
+     * @param color a non-negative color, or {@link #SPLIT_NOCOLOR} to take part in none
+     * @param key   orders the ranks of the new communicator
+     * @param config the new communicator's settings, or {@code null} for this one's
+     * @return the new communicator, or {@code null} with {@link #SPLIT_NOCOLOR}
+     * @throws NcclException INVALID_ARGUMENT for a negative color other than {@code SPLIT_NOCOLOR};
+     *     init's errors
+     */
+    Communicator split(int color, int key, CommConfig config);
+
+    /** {@link #split(int, int, CommConfig)} with this communicator's settings. */
+    default Communicator split(int color, int key) {
+        return split(color, key, null);
+    }
+
+    /**
+     * Builds a communicator of every rank but {@code excluded} ({@code ncclCommShrink}), keeping
+     * their order: how the survivors carry on after ranks died. Each surviving rank calls it with
+     * the same list; it works whether this communicator is healthy or failed (its collectives
+     * then ended with an error: {@link #asyncError()}), since it only needs the survivors, not the
+     * excluded ranks. No unique id is needed. Close this communicator afterwards.
+     *
+     * @param config   the new communicator's settings, or {@code null} for this one's
+     * @param excluded the ranks to leave out (dead, or leaving); not this rank
+     * @return the new communicator, of {@code count() - excluded.length} ranks
+     * @throws NcclException INVALID_ARGUMENT for a rank out of range, this rank, or no survivor
+     *     left; TIMEOUT if a survivor never joins within the init timeout; init's errors
+     */
+    Communicator shrink(CommConfig config, int... excluded);
+
+    /** {@link #shrink(CommConfig, int...)} with this communicator's settings. */
+    default Communicator shrink(int... excluded) {
+        return shrink(null, excluded);
+    }
 
     /** @return a new stream for this communicator's device */
     Stream createStream();

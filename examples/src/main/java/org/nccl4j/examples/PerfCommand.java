@@ -103,7 +103,7 @@ final class PerfCommand implements Callable<Integer> {
                 return ThreadRanks.run(n, ranks.config(device, n, System.out), c -> runRank(c, settings));
             }
             if (!RankOptions.underLauncher()) {
-                return RankLauncher.launch(ranks.nranks, childArgs(), ranks, device, output -> 0);
+                return RankLauncher.launch(ranks.nranks, childArgs(), ranks, device, java.util.Map.of(), output -> 0);
             }
             try (Communicator c = Nccl.commInitFromEnv(ranks.config(device, 1, System.out))) {
                 return runRank(c, settings);

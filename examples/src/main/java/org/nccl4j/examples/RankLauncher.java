@@ -21,7 +21,7 @@ final class RankLauncher {
      * @return 0 if every rank succeeded, else 1
      */
     static int launch(int nranks, List<String> args, RankOptions options) {
-        return launch(nranks, args, options, new DeviceOption(), output -> 0);
+        return launch(nranks, args, options, new DeviceOption(), Map.of(), output -> 0);
     }
 
     /**
@@ -29,17 +29,20 @@ final class RankLauncher {
      * @param args    the subcommand and its arguments each rank runs
      * @param options deadline
      * @param device  the ranks' device: its option goes to every rank, with the rank's GPU
+     * @param exits   exit codes other than 0 that ranks are to end with, by rank (a rank killed on purpose)
      * @param judge   once every rank succeeded: the exit code their output lines (by rank) deserve
      * @return the judge's code if every rank succeeded, else 1
      * @throws org.nccl4j.NcclException at once when the device cannot run here
      */
     static int launch(int nranks, List<String> args, RankOptions options, DeviceOption device,
-                      ToIntFunction<List<List<String>>> judge) {
+                      Map<Integer, Integer> exits, ToIntFunction<List<List<String>>> judge) {
         IntFunction<Map<String, String>> env = device.rankEnv(nranks, System.out);
         List<String> all = new ArrayList<>(args);
         all.addAll(device.childOptions());
         try {
-            LocalLauncher.Outcome out = new LocalLauncher(Main.class.getName(), all)
+            LocalLauncher launcher = new LocalLauncher(Main.class.getName(), all);
+            exits.forEach(launcher::expectExit);
+            LocalLauncher.Outcome out = launcher
                     .envPerRank(env)
                     .echo(System.out, false)
                     .run(nranks, Nccl.getUniqueId().toString(), options.timeout);

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.nccl4j.Communicator;
 import org.nccl4j.Nccl;
@@ -52,6 +53,15 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of data, weights and shuffles (default ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--kill-rank", defaultValue = "-1", paramLabel = "RANK",
+            description = "fault demonstration, rank JVMs only: this rank (not 0) SIGKILLs its own JVM at the start of "
+                    + "--kill-epoch; the others shrink the communicator to the ranks left and finish the training")
+    int killRank;
+
+    @Option(names = "--kill-epoch", paramLabel = "EPOCH",
+            description = "the epoch at whose start --kill-rank dies (default: the middle one)")
+    Integer killEpoch;
+
     /** Test hook: makes one replica differ, so the final check must fail. */
     @Option(names = "--diverge", hidden = true)
     boolean diverge;
@@ -66,13 +76,18 @@ final class TrainCommand implements Callable<Integer> {
     public Integer call() {
         TrainSettings settings;
         try {
-            settings = new TrainSettings(epochs, batch, lr, momentum, hidden, samples, seed, diverge, device.onDevice());
+            settings = new TrainSettings(epochs, batch, lr, momentum, hidden, samples, seed, diverge, device.onDevice(),
+                    killRank, killEpoch());
         } catch (IllegalArgumentException e) {
             System.err.println("nccl4j train: " + e.getMessage());
             return 2;
         }
         try {
             int threads = ranks.threadRanks();
+            if (killRank >= 0 && threads > 0) {
+                System.err.println("nccl4j train: --kill-rank kills a rank's JVM: it runs with rank JVMs, not --threads");
+                return 2;
+            }
             if (threads > 0) {
                 ReplicaDigest[] digests = new ReplicaDigest[threads];
                 int code = ThreadRanks.run(threads, ranks.config(device, threads, System.out), c -> {
@@ -83,8 +98,15 @@ final class TrainCommand implements Callable<Integer> {
                 return Math.max(code, ReplicaDigest.compare(Arrays.asList(digests), System.out));
             }
             if (!RankOptions.underLauncher()) {
-                return RankLauncher.launch(ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks, childArgs(), ranks, device,
-                        output -> ReplicaDigest.compare(ReplicaDigest.fromOutputs(output), System.out));
+                int n = ranks.nranks == null ? DEFAULT_RANKS : ranks.nranks;
+                if (killRank >= n) {
+                    System.err.println("nccl4j train: --kill-rank " + killRank + " is not one of the " + n + " ranks");
+                    return 2;
+                }
+                // The killed rank ends with SIGKILL's code and prints no digest: the survivors' are compared.
+                return RankLauncher.launch(n, childArgs(), ranks, device,
+                        killRank > 0 ? Map.of(killRank, TrainSettings.KILLED_EXIT) : Map.of(),
+                        output -> ReplicaDigest.compare(survivors(ReplicaDigest.fromOutputs(output)), System.out));
             }
             try (Communicator c = Nccl.commInitFromEnv(ranks.config(device, 1, System.out))) {
                 System.out.println(train(c, settings).line());
@@ -94,6 +116,18 @@ final class TrainCommand implements Callable<Integer> {
             System.err.println("nccl4j train: " + e.getMessage());
             return 2;
         }
+    }
+
+    private int killEpoch() {
+        return killEpoch != null ? killEpoch : Math.max(1, (epochs + 1) / 2);
+    }
+
+    private List<ReplicaDigest> survivors(List<ReplicaDigest> byRank) {
+        List<ReplicaDigest> left = new ArrayList<>(byRank);
+        if (killRank > 0) {
+            left.remove(killRank);
+        }
+        return left;
     }
 
     private static ReplicaDigest train(Communicator c, TrainSettings settings) {
@@ -107,6 +141,10 @@ final class TrainCommand implements Callable<Integer> {
                 "--hidden", Integer.toString(hidden), "--samples", Integer.toString(samples), "--seed", Long.toString(seed)));
         if (diverge) {
             a.add("--diverge");
+        }
+        if (killRank > 0) {
+            a.addAll(List.of("--kill-rank", Integer.toString(killRank), "--kill-epoch",
+                    Integer.toString(killEpoch())));
         }
         a.addAll(ranks.childOptions());
         return a;

@@ -41,6 +41,47 @@ class TrainTest {
     }
 
     @Test
+    void aRankKilledMidTrainingLeavesTheOthersToShrinkAndFinishWithIdenticalReplicas() {
+        // This test is the launcher: rank 2 is to end by SIGKILL, the others with 0.
+        LocalLauncher l = Ranks.launcher("train", "--epochs", "4", "--kill-rank", "2", "--kill-epoch", "2")
+                .expectExit(2, 137);
+        LocalLauncher.Outcome out = Ranks.run(l, 4, 4, Nccl.getUniqueId().toString(), Duration.ofSeconds(120));
+        assertEquals(137, out.exitCodes()[2], "rank 2 is killed by SIGKILL: " + Ranks.all(out));
+        assertTrue(out.success(), Ranks.all(out));
+        List<String> victim = out.output().get(2);
+        assertTrue(victim.contains("rank 2: killing its own JVM (SIGKILL) at the start of epoch 2 (--kill-rank)"),
+                Ranks.all(out));
+        assertTrue(digestLines(victim).isEmpty(), Ranks.all(out));
+        List<String> lines = out.output().get(0);
+        // Every survivor learns of it from its AllReduce, also those that never waited on rank 2.
+        assertTrue(lines.stream().anyMatch(x -> x.startsWith("# epoch 2: an AllReduce failed (REMOTE_ERROR: ")),
+                Ranks.all(out));
+        assertTrue(lines.contains("# rank 2 left: the 3 ranks left shrank the communicator (rank 0 is now rank 0 of 3)"),
+                Ranks.all(out));
+        assertTrue(lines.contains("# 3 ranks carry on: 1000 samples each, 32 steps per epoch; epoch 2 again from its start"),
+                Ranks.all(out));
+        double[] loss = losses(lines, 4);
+        assertTrue(loss[3] < loss[0] * 0.7, "loss did not fall: " + Ranks.all(out));
+        String d = digestOf(digestLines(out.output().get(0)), 0, Ranks.all(out));
+        for (int r : new int[] {1, 3}) {
+            assertEquals(d, digestOf(digestLines(out.output().get(r)), r, Ranks.all(out)), "rank " + r);
+        }
+    }
+
+    @Test
+    void killOptionsOutsideRankJvmsOrRangeAreRefused() {
+        Cli.Result r = Cli.run("train", "--threads", "2", "--kill-rank", "1");
+        assertEquals(2, r.exitCode(), r.text());
+        assertTrue(r.stderr().contains("--kill-rank kills a rank's JVM: it runs with rank JVMs, not --threads"), r.text());
+        r = Cli.run("train", "--nranks", "2", "--kill-rank", "0");
+        assertEquals(2, r.exitCode(), r.text());
+        assertTrue(r.stderr().contains("--kill-rank 0: name a rank other than 0"), r.text());
+        r = Cli.run("train", "--nranks", "2", "--kill-rank", "1", "--kill-epoch", "30");
+        assertEquals(2, r.exitCode(), r.text());
+        assertTrue(r.stderr().contains("--kill-epoch 30 is not one of the epochs 1 to 20"), r.text());
+    }
+
+    @Test
     void theLauncherComparesTheDigestsOfEveryRank() {
         Cli.Result r = Cli.run("train", "--nranks", "3", "--epochs", "1", "--samples", "1200");
         assertEquals(0, r.exitCode(), r.text());

@@ -14,9 +14,15 @@ package org.nccl4j.examples.train;
  *                 launcher must then report as different
  * @param onDevice whether the collectives run on the communicator's device memory
  *                 ({@code --device cuda}): the gradients are copied there and back each step
+ * @param killRank the rank that is SIGKILLed at the start of {@code killEpoch}, the others then
+ *                 shrinking the communicator and carrying on; -1 for none
+ * @param killEpoch the epoch at whose start it dies
  */
 public record TrainSettings(int epochs, int batch, float lr, float momentum, int hidden, int samples, long seed,
-                            boolean diverge, boolean onDevice) {
+                            boolean diverge, boolean onDevice, int killRank, int killEpoch) {
+    /** The exit code of a JVM killed by SIGKILL, as its parent sees it. */
+    public static final int KILLED_EXIT = 137;
+
     /**
      * @throws IllegalArgumentException naming a value out of range
      */
@@ -26,6 +32,13 @@ public record TrainSettings(int epochs, int batch, float lr, float momentum, int
         }
         if (!(lr > 0) || momentum < 0 || momentum >= 1) {
             throw new IllegalArgumentException("lr must be positive and momentum in [0, 1)");
+        }
+        if (killRank == 0 || killRank < -1) {
+            throw new IllegalArgumentException("--kill-rank " + killRank + ": name a rank other than 0 (rank 0 prints the "
+                    + "report)");
+        }
+        if (killRank > 0 && (killEpoch < 1 || killEpoch > epochs)) {
+            throw new IllegalArgumentException("--kill-epoch " + killEpoch + " is not one of the epochs 1 to " + epochs);
         }
     }
 }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 import org.nccl4j.Communicator;
+import org.nccl4j.NcclException;
 import org.nccl4j.RedOp;
 
 /**
@@ -19,11 +20,20 @@ import org.nccl4j.RedOp;
  * shard has the same size, so every rank takes the same number of steps and the collectives
  * match up. With {@link TrainSettings#onDevice()} the collectives run on device memory
  * ({@link DeviceArrays}): the arrays are copied to the GPU and back, the math stays on the CPU.
+ *
+ * <p>With {@link TrainSettings#killRank()} that rank SIGKILLs its own JVM at the start of
+ * {@link TrainSettings#killEpoch()}; the others' next AllReduce fails, and they carry on as an
+ * elastic training job would: they shrink the communicator to the ranks left (no new unique
+ * id), go back to the weights of the epoch's start (every survivor has them; rank 0's are
+ * broadcast, so the replicas are identical again whatever step each had reached), split the data
+ * over the ranks left and redo the epoch.
  */
 public final class Trainer {
     private static final int CLASSES = 3;
 
-    private final Communicator comm;
+    /** The communicator; after a rank died, the one the survivors shrank it to (which this closes). */
+    private Communicator comm;
+    private ArrayCollectives coll;
     private final TrainSettings s;
     private final PrintStream out;
 
@@ -45,21 +55,28 @@ public final class Trainer {
      */
     public ReplicaDigest run() {
         float[] params = new float[new Mlp(Spiral.FEATURES, s.hidden(), s.hidden(), CLASSES).paramCount()];
-        try (ArrayCollectives coll = s.onDevice() ? new DeviceArrays(comm, 4L * params.length)
-                : ArrayCollectives.host(comm)) {
-            return run(coll, params);
+        Communicator first = comm;
+        coll = collectives(params.length);
+        try {
+            return run(params);
+        } finally {
+            coll.close();
+            if (comm != first) {
+                comm.close();
+            }
         }
     }
 
-    private ReplicaDigest run(ArrayCollectives coll, float[] params) {
+    private ArrayCollectives collectives(int floats) {
+        return s.onDevice() ? new DeviceArrays(comm, 4L * floats) : ArrayCollectives.host(comm);
+    }
+
+    private ReplicaDigest run(float[] params) {
         int n = comm.count();
         int rank = comm.userRank();
+        int startRank = rank;
         Spiral data = Spiral.generate(s.samples(), CLASSES, s.seed());
-        int shard = s.samples() / n;
-        if (shard == 0) {
-            throw new IllegalArgumentException(s.samples() + " samples cannot be split over " + n + " ranks");
-        }
-        int first = rank * shard;
+        int shard = shard(n);
         Mlp model = new Mlp(Spiral.FEATURES, s.hidden(), s.hidden(), CLASSES);
         model.init(params, s.seed());
         coll.broadcast(params, 0); // as DDP: rank 0's initial weights everywhere
@@ -75,50 +92,83 @@ public final class Trainer {
                     + "the model math runs on the CPU", comm.device());
         }
 
-        int[] order = new int[shard];
-        for (int i = 0; i < shard; i++) {
-            order[i] = first + i;
-        }
+        int[] order = order(rank, shard);
         long computeNanos = 0;
         // Each step's AllReduce as this rank timed it: with the other ranks' at the end, what
-        // the collective itself took is told from waiting for a slower rank's compute.
-        double[] stepComm = new double[steps * s.epochs()];
+        // the collective itself took is told from waiting for a slower rank's compute. Sized for
+        // the most steps an epoch can have (one rank left).
+        double[] stepComm = new double[(s.samples() + s.batch() - 1) / s.batch() * s.epochs()];
+        int recorded = 0;
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
+        float[] savedParams = new float[params.length];
+        float[] savedVelocity = new float[params.length];
+        boolean shrunk = false;
         for (int epoch = 1; epoch <= s.epochs(); epoch++) {
             long epochStart = System.nanoTime();
+            int epochFirstStep = recorded;
+            System.arraycopy(params, 0, savedParams, 0, params.length);
+            System.arraycopy(velocity, 0, savedVelocity, 0, velocity.length);
+            if (startRank == s.killRank() && epoch == s.killEpoch()) {
+                killThisJvm(startRank, epoch);
+            }
             shuffle(order, new Random(s.seed() * 1_000_003L + epoch * 7919L + rank));
             double lossSum = 0;
             long correct = 0;
-            for (int step = 0; step < steps; step++) {
-                long t0 = System.nanoTime();
-                int from = step * s.batch();
-                int b = Math.min(s.batch(), shard - from);
-                Arrays.fill(grad, 0f);
-                for (int j = from; j < from + b; j++) {
-                    int idx = order[j];
-                    lossSum += model.accumulate(params, data.x(), Spiral.FEATURES * idx, data.y()[idx], grad, 1f / b);
-                    if (model.lastPrediction() == data.y()[idx]) {
-                        correct++;
+            double[] stats;
+            try {
+                for (int step = 0; step < steps; step++) {
+                    long t0 = System.nanoTime();
+                    int from = step * s.batch();
+                    int b = Math.min(s.batch(), shard - from);
+                    Arrays.fill(grad, 0f);
+                    for (int j = from; j < from + b; j++) {
+                        int idx = order[j];
+                        lossSum += model.accumulate(params, data.x(), Spiral.FEATURES * idx, data.y()[idx], grad, 1f / b);
+                        if (model.lastPrediction() == data.y()[idx]) {
+                            correct++;
+                        }
                     }
+                    long t1 = System.nanoTime();
+                    coll.allReduce(grad, RedOp.AVG); // the one collective per step
+                    long t2 = System.nanoTime();
+                    for (int i = 0; i < params.length; i++) {
+                        velocity[i] = s.momentum() * velocity[i] + grad[i];
+                        params[i] -= s.lr() * velocity[i];
+                    }
+                    computeNanos += (t1 - t0) + (System.nanoTime() - t2);
+                    stepComm[recorded++] = t2 - t1;
                 }
-                long t1 = System.nanoTime();
-                coll.allReduce(grad, RedOp.AVG); // the one collective per step
-                long t2 = System.nanoTime();
-                for (int i = 0; i < params.length; i++) {
-                    velocity[i] = s.momentum() * velocity[i] + grad[i];
-                    params[i] -= s.lr() * velocity[i];
+                stats = new double[] {lossSum, correct, shard};
+                coll.allReduce(stats, RedOp.SUM);
+            } catch (NcclException e) {
+                if (s.killRank() < 0 || shrunk) {
+                    throw e;
                 }
-                computeNanos += (t1 - t0) + (System.nanoTime() - t2);
-                stepComm[(epoch - 1) * steps + step] = t2 - t1;
+                print("# epoch %d: an AllReduce failed (%s: %s)", epoch, e.result(), e.detail());
+                shrink(startRank, params.length);
+                shrunk = true;
+                n = comm.count();
+                rank = comm.userRank();
+                shard = shard(n);
+                steps = (shard + s.batch() - 1) / s.batch();
+                order = order(rank, shard);
+                // Back to the epoch's start, the same on every survivor (rank 0's, to be sure).
+                System.arraycopy(savedParams, 0, params, 0, params.length);
+                System.arraycopy(savedVelocity, 0, velocity, 0, velocity.length);
+                coll.broadcast(params, 0);
+                coll.broadcast(velocity, 0);
+                print("# %d ranks carry on: %d samples each, %d steps per epoch; epoch %d again from its start", n,
+                        shard, steps, epoch);
+                recorded = epochFirstStep;
+                epoch--;
+                continue;
             }
-            double[] stats = {lossSum, correct, shard};
-            coll.allReduce(stats, RedOp.SUM);
             double loss = stats[0] / stats[2];
             firstLoss = epoch == 1 ? loss : firstLoss;
             lastLoss = loss;
             double epochComm = 0;
-            for (int i = (epoch - 1) * steps; i < epoch * steps; i++) {
+            for (int i = epochFirstStep; i < recorded; i++) {
                 epochComm += stepComm[i];
             }
             // This rank's AllReduce per step, the wait for slower ranks included: the first
@@ -126,13 +176,62 @@ public final class Trainer {
             print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms  allreduce %.3f ms/step", epoch, loss,
                     100 * stats[1] / stats[2], (System.nanoTime() - epochStart) / 1e6, epochComm / steps / 1e6);
         }
-        report(coll, computeNanos, stepComm, grad.length, firstLoss, lastLoss);
+        report(computeNanos, Arrays.copyOf(stepComm, recorded), grad.length, firstLoss, lastLoss);
         finalAccuracy(model, params, data);
 
         if (s.diverge() && rank == n - 1) {
             params[0] = Math.nextUp(params[0]);
         }
-        return ReplicaDigest.of(rank, params);
+        // The rank it started as: the launcher matches digests to the ranks it started.
+        return ReplicaDigest.of(startRank, params);
+    }
+
+    private int shard(int n) {
+        int shard = s.samples() / n;
+        if (shard == 0) {
+            throw new IllegalArgumentException(s.samples() + " samples cannot be split over " + n + " ranks");
+        }
+        return shard;
+    }
+
+    /** @return the indexes of a rank's contiguous shard of the data */
+    private static int[] order(int rank, int shard) {
+        int[] order = new int[shard];
+        for (int i = 0; i < shard; i++) {
+            order[i] = rank * shard + i;
+        }
+        return order;
+    }
+
+    /**
+     * The survivors' way on after the rank {@link TrainSettings#killRank()} died: shrink the
+     * communicator to the ranks left ({@code ncclCommShrink}); the failed one is aborted.
+     */
+    private void shrink(int startRank, int floats) {
+        Communicator failed = comm;
+        Communicator next = failed.shrink(s.killRank());
+        coll.close();
+        failed.abort();
+        comm = next;
+        coll = collectives(floats);
+        print("# rank %d left: the %d ranks left shrank the communicator (rank %d is now rank %d of %d)", s.killRank(),
+                next.count(), startRank, next.userRank(), next.count());
+    }
+
+    /** A rank's abrupt death, as a crash or an OOM killer would cause it: SIGKILL to its own JVM. */
+    private static void killThisJvm(int rank, int epoch) {
+        System.out.println("rank " + rank + ": killing its own JVM (SIGKILL) at the start of epoch " + epoch
+                + " (--kill-rank)");
+        System.out.flush();
+        try {
+            new ProcessBuilder("kill", "-KILL", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+            Thread.sleep(10_000); // the signal ends the JVM meanwhile
+        } catch (java.io.IOException e) {
+            // No kill command: end as abruptly, with the same code.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Runtime.getRuntime().halt(TrainSettings.KILLED_EXIT);
     }
 
     /**
@@ -141,8 +240,7 @@ public final class Trainer {
      * nobody, so the shortest time any rank saw for a step is the collective's own; the rest of
      * a rank's time in it is skew (no clock is compared across processes).
      */
-    private void report(ArrayCollectives coll, long computeNanos, double[] stepComm, int gradFloats, double firstLoss,
-                        double lastLoss) {
+    private void report(long computeNanos, double[] stepComm, int gradFloats, double firstLoss, double lastLoss) {
         int totalSteps = stepComm.length;
         double[] own = stepComm.clone();
         coll.allReduce(own, RedOp.MIN);

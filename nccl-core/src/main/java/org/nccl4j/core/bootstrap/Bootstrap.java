@@ -216,6 +216,11 @@ public final class Bootstrap implements AutoCloseable {
         Bootstrap b = new Bootstrap(id, rank, nranks, localAddress, abort, connectTimeoutMs, handshakeMs);
         try {
             b.join(deadline);
+            // From now on the abort flag ends waits but leaves the sockets open: the communicator
+            // closes the bootstrap, and until then its survivors rebuild through it (recoverySend).
+            if (abort != null) {
+                abort.remove(b.abortAction);
+            }
             return b;
         } catch (RuntimeException e) {
             b.shutdown("bootstrap init failed");
@@ -552,6 +557,18 @@ public final class Bootstrap implements AutoCloseable {
      * @param deadline when it must be delivered to the peer's socket by
      */
     public void send(int peer, int tag, byte[] data, Deadline deadline) {
+        send(peer, tag, data, deadline, stopper);
+    }
+
+    /**
+     * {@link #send} that works while the communicator's abort flag is set (after a failure), until
+     * this bootstrap is closed: how the survivors of a failed communicator rebuild one.
+     */
+    public void recoverySend(int peer, int tag, byte[] data, Deadline deadline) {
+        send(peer, tag, data, deadline, stopper.ignoringFlag());
+    }
+
+    private void send(int peer, int tag, byte[] data, Deadline deadline, Stopper stopper) {
         checkPeer(peer, "send");
         if (data == null) {
             throw NcclException.of(Result.INVALID_ARGUMENT, ctx + ": send to rank " + peer + " of null data", null);
@@ -585,6 +602,15 @@ public final class Bootstrap implements AutoCloseable {
      *     the peer closed mid-message, INVALID_USAGE after abort/close
      */
     public byte[] recv(int peer, int tag, Deadline deadline) {
+        return recv(peer, tag, deadline, stopper);
+    }
+
+    /** {@link #recv} that works while the communicator's abort flag is set; see {@link #recoverySend}. */
+    public byte[] recoveryRecv(int peer, int tag, Deadline deadline) {
+        return recv(peer, tag, deadline, stopper.ignoringFlag());
+    }
+
+    private byte[] recv(int peer, int tag, Deadline deadline, Stopper stopper) {
         checkPeer(peer, "recv");
         Objects.requireNonNull(deadline, "deadline");
         String what = ctx + " waiting for a message (tag " + tag + ") from rank " + peer + " at " + SockAddr.text(peers[peer]);

@@ -16,12 +16,30 @@ import org.nccl4j.core.wait.AbortFlag;
  */
 final class Stopper {
     private final AbortFlag flag;
-    private final Set<Selector> selectors = ConcurrentHashMap.newKeySet();
+    /** Holds the stop state and the selectors: this stopper, or the one {@link #ignoringFlag} came from. */
+    private final Stopper owner;
+    private final Set<Selector> selectors;
     private volatile String stopped;
 
     /** @param flag the communicator's abort flag, or {@code null} */
     Stopper(AbortFlag flag) {
         this.flag = flag;
+        this.owner = this;
+        this.selectors = ConcurrentHashMap.newKeySet();
+    }
+
+    private Stopper(Stopper owner) {
+        this.flag = null;
+        this.owner = owner;
+        this.selectors = null;
+    }
+
+    /**
+     * @return a stopper that stops when this one does but not on the communicator's abort flag:
+     *     for the exchanges that rebuild a communicator after it failed (its flag is then set)
+     */
+    Stopper ignoringFlag() {
+        return new Stopper(owner);
     }
 
     /**
@@ -32,7 +50,7 @@ final class Stopper {
         if (flag != null) {
             flag.check(what);
         }
-        String s = stopped;
+        String s = owner.stopped;
         if (s != null) {
             throw NcclException.of(Result.INVALID_USAGE, what + " interrupted: " + s,
                     "the bootstrap was aborted or closed; create a new communicator");
@@ -44,8 +62,13 @@ final class Stopper {
         }
     }
 
+    /**
+     * @return whether the owner itself was stopped (aborted or closed). The communicator's abort
+     *     flag alone does not count: it ends waits ({@link #check}) but leaves the sockets to
+     *     whoever closes the owner.
+     */
     boolean isStopped() {
-        return stopped != null || (flag != null && flag.isSet());
+        return owner.stopped != null;
     }
 
     /**
@@ -53,6 +76,9 @@ final class Stopper {
      * @return whether this call stopped it (false if it already was)
      */
     boolean stop(String why) {
+        if (owner != this) {
+            return owner.stop(why);
+        }
         boolean first;
         synchronized (this) {
             first = stopped == null;
@@ -68,7 +94,7 @@ final class Stopper {
 
     Selector open() throws IOException {
         Selector s = Selector.open();
-        selectors.add(s);
+        owner.selectors.add(s);
         if (isStopped()) {
             s.wakeup();
         }
@@ -77,7 +103,7 @@ final class Stopper {
 
     void release(Selector s) {
         if (s != null) {
-            selectors.remove(s);
+            owner.selectors.remove(s);
             try {
                 s.close();
             } catch (IOException ignored) {

@@ -4,7 +4,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.nccl4j.CommConfig;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
@@ -54,6 +59,10 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final DeviceCollectives onDevice;
     private final Arena arena;
     private final AtomicReference<Proxy> proxy;
+    private final CommConfig commConfig;
+    private final ChildComms children;
+    /** How many splits and shrinks this rank has started: every rank starts them in the same order. */
+    private final AtomicInteger childSeq = new AtomicInteger();
 
     /**
      * @param rank      this rank
@@ -72,11 +81,14 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * @param arena     owns the connection memory
      * @param proxy     the proxy thread, if one was started
      * @param failure   where background failures are recorded
+     * @param commConfig the settings it was created with (its children's default)
+     * @param children  builds its split and shrunk communicators
      */
     public CoreCommunicator(int rank, int nranks, Device device, String netName, List<PeerInfo> peers,
                             RankLayout layout, Bootstrap bootstrap, AbortFlag abortFlag, Config config,
                             Duration initTime, Engine engine, DeviceCollectives onDevice, Arena arena,
-                            AtomicReference<Proxy> proxy, CommFailure failure) {
+                            AtomicReference<Proxy> proxy, CommFailure failure, CommConfig commConfig,
+                            ChildComms children) {
         this.rank = rank;
         this.nranks = nranks;
         this.device = device;
@@ -91,6 +103,9 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         this.arena = arena;
         this.proxy = proxy;
         this.failure = failure;
+        this.commConfig = commConfig;
+        this.children = children;
+        failure.name("rank " + rank);
         // The host backend's implementation of the device SPI runs the host engine.
         this.onDevice = onDevice != null ? onDevice
                 : new HostCollectives(this, engine, device, abortFlag, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L);
@@ -130,6 +145,46 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     public Result asyncError() {
         NcclException e = failure.get();
         return e == null ? Result.SUCCESS : e.result();
+    }
+
+    @Override
+    public void onAsyncError(Consumer<? super NcclException> listener) {
+        Objects.requireNonNull(listener, "listener");
+        checkOpen();
+        failure.listen(listener);
+    }
+
+    @Override
+    public Communicator split(int color, int key, CommConfig config) {
+        checkOpen();
+        if (color < 0 && color != SPLIT_NOCOLOR) {
+            throw NcclException.of(Result.INVALID_ARGUMENT, "split color " + color + " of rank " + rank + " is negative",
+                    "use a color >= 0, or SPLIT_NOCOLOR (-1) for a rank that joins no new communicator");
+        }
+        return children.split(this, color, key, config != null ? config : commConfig);
+    }
+
+    @Override
+    public Communicator shrink(CommConfig config, int... excluded) {
+        checkOpen();
+        Objects.requireNonNull(excluded, "excluded");
+        int[] ex = Arrays.stream(excluded).sorted().distinct().toArray();
+        for (int r : ex) {
+            if (r < 0 || r >= nranks) {
+                throw NcclException.of(Result.INVALID_ARGUMENT, "shrink: excluded rank " + r + " is not in [0, " + nranks
+                        + ")", "list ranks of this communicator");
+            }
+            if (r == rank) {
+                throw NcclException.of(Result.INVALID_ARGUMENT, "shrink: rank " + rank + " excludes itself",
+                        "only the ranks that stay call shrink; an excluded rank closes or aborts its communicator");
+            }
+        }
+        return children.shrink(this, ex, config != null ? config : commConfig);
+    }
+
+    /** @return the number of the next split or shrink, the same on every rank that starts it */
+    public int nextChildSeq() {
+        return childSeq.getAndIncrement();
     }
 
     /** @return the first asynchronous failure, or {@code null} */
@@ -377,6 +432,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * it: a stream, worker or proxy thread still running keeps it (and says so at WARN).
      */
     private void teardown(boolean graceful) {
+        failure.clearListeners();
         if (!graceful) {
             bootstrap.abort();
         }

@@ -45,6 +45,12 @@ public final class ConnMem {
     public static final long SEND_TAGS = 256;
     /** Offset of {@code recvTags} (long[8]) in a receive header. */
     public static final long RECV_TAGS = 384;
+    /**
+     * Offset of {@code failed}: set by a side whose communicator failed or was aborted, in the
+     * headers its peers wait on, so they fail at once instead of at their timeout (NCCL's peers
+     * would wait forever) and pass the failure on along their own connections.
+     */
+    public static final long FAILED = 512;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -71,6 +77,27 @@ public final class ConnMem {
         if ((int) INT.getOpaque(header, SLEEPERS) != 0) {
             Futex.wakeAll(header, COUNTER);
         }
+    }
+
+    /**
+     * Marks the header's side failed and wakes the threads asleep on its counter, so they see it.
+     *
+     * @param header a header a peer waits on
+     */
+    public static void markFailed(MemorySegment header) {
+        LONG.setRelease(header, FAILED, 1L);
+        VarHandle.fullFence();
+        if ((int) INT.getOpaque(header, SLEEPERS) != 0) {
+            Futex.wakeAll(header, COUNTER);
+        }
+    }
+
+    /**
+     * @param header the header a side waits on
+     * @return whether the peer that publishes into it marked itself failed
+     */
+    public static boolean failed(MemorySegment header) {
+        return (long) LONG.getAcquire(header, FAILED) != 0;
     }
 
     /**

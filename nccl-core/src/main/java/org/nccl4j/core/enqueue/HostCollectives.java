@@ -143,6 +143,13 @@ public final class HostCollectives implements DeviceCollectives {
                 done.complete();
             } catch (NcclException e) {
                 failed(s, done, e);
+            } catch (IllegalStateException e) {
+                // A peer in this process that was aborted or closed has freed the memory it owns.
+                String freed = engine.connectionFreed();
+                failed(s, done, freed != null
+                        ? NcclException.of(Result.REMOTE_ERROR, "the peer of " + freed + " was aborted or closed: "
+                                + "its memory is gone", "abort this communicator, or shrink it to the ranks that are left", e)
+                        : NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
             } catch (RuntimeException e) {
                 failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
             } catch (Error e) {

@@ -150,7 +150,7 @@ public final class CommInit {
                     rank, nranks, dev.backend(), devIndex, dev.busIdText(), took.toMillis());
             return new CoreCommunicator(rank, nranks, new Device(dev.backend(), devIndex, dev.busIdText()),
                     net.net().name(), peers, layout, bootstrap, abort, config, took, engine, onDevice, arena, proxy,
-                    failure);
+                    failure, comm, CommChildren.INSTANCE);
         } catch (NcclException e) {
             release(bootstrap, engine, onDevice, proxy, arena);
             throw e;

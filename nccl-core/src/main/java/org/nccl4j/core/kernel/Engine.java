@@ -64,6 +64,11 @@ public final class Engine implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final long connectTimeoutMs;
     private final CommFailure failure;
+    /** Marks every connection failed once the communicator aborts; guarded by {@link #connsLock}. */
+    private final Runnable markFailed = this::markConnsFailed;
+    private final Object connsLock = new Object();
+    /** Set by {@link #stop}: the connections' memory may be gone; guarded by {@link #connsLock}. */
+    private boolean connsClosed;
 
     private Engine(TransportContext ctx, TransportSetup setup, Bootstrap bootstrap, List<Channel> channels,
                    Set<Conn> channelConns, AlgoChooser chooser, Waiter waiter, long connectTimeoutMs,
@@ -81,6 +86,46 @@ public final class Engine implements AutoCloseable {
                 ? Executors.newFixedThreadPool(channels.size() - 1,
                         Thread.ofPlatform().daemon().name("nccl4j-rank" + ctx.rank() + "-channel-", 1).factory())
                 : null;
+        if (ctx.abort() != null) {
+            ctx.abort().onAbort(markFailed);
+        }
+    }
+
+    /**
+     * @return a connection whose memory was freed under it (its owner, a communicator in this
+     *     process, was aborted or closed), or {@code null}
+     */
+    public String connectionFreed() {
+        synchronized (connsLock) {
+            for (Map<Integer, Conn> m : List.of(p2pSend, p2pRecv)) {
+                for (Conn c : m.values()) {
+                    if (!c.memoryAlive()) {
+                        return c.description();
+                    }
+                }
+            }
+            for (Conn c : channelConns) {
+                if (!c.memoryAlive()) {
+                    return c.description();
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * On abort (a failure here, or the user's): tells every peer through the connections it waits
+     * on, so ranks waiting on this one fail at once and pass it on, rather than at their timeout.
+     */
+    private void markConnsFailed() {
+        synchronized (connsLock) {
+            if (connsClosed) {
+                return;
+            }
+            channelConns.forEach(Conn::markFailed);
+            p2pSend.values().forEach(Conn::markFailed);
+            p2pRecv.values().forEach(Conn::markFailed);
+        }
     }
 
     /**
@@ -385,8 +430,10 @@ public final class Engine implements AutoCloseable {
         }
         TransportSetup.Connected c = setup.connect(bootstrap, recvs, sends, P2P_TAG,
                 Deadline.afterMillis(connectTimeoutMs));
-        c.sends().forEach((l, conn) -> p2pSend.put(l.peer(), conn));
-        c.recvs().forEach((l, conn) -> p2pRecv.put(l.peer(), conn));
+        synchronized (connsLock) {
+            c.sends().forEach((l, conn) -> p2pSend.put(l.peer(), conn));
+            c.recvs().forEach((l, conn) -> p2pRecv.put(l.peer(), conn));
+        }
     }
 
     /** @return a short description of the connections, for logs */
@@ -419,9 +466,15 @@ public final class Engine implements AutoCloseable {
                 return false;
             }
         }
-        channelConns.forEach(Conn::close);
-        p2pSend.values().forEach(Conn::close);
-        p2pRecv.values().forEach(Conn::close);
+        synchronized (connsLock) {
+            connsClosed = true;
+            if (ctx.abort() != null) {
+                ctx.abort().remove(markFailed);
+            }
+            channelConns.forEach(Conn::close);
+            p2pSend.values().forEach(Conn::close);
+            p2pRecv.values().forEach(Conn::close);
+        }
         return true;
     }
 

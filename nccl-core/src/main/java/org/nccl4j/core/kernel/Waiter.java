@@ -172,6 +172,11 @@ public final class Waiter {
         if (abort.isSet()) {
             abort.check("waiting for " + what + " on " + c);
         }
+        if (c.peerFailed()) {
+            throw NcclException.of(Result.REMOTE_ERROR, "waiting for " + what + " on " + c
+                    + ": the peer's communicator failed or was aborted", "a peer failed (its log says why); "
+                    + "abort this communicator, or shrink it to the ranks that are left");
+        }
         String gone = peer ? c.peerCheck().problem() : null;
         if (gone != null) {
             throw NcclException.of(Result.REMOTE_ERROR, "waiting for " + what + " on " + c + ": " + gone,

@@ -30,21 +30,14 @@ public final class LocalLauncher {
      * What the ranks did.
      *
      * @param exitCodes exit code per rank (-1 = killed)
+     * @param expected  the exit code each rank was to end with: 0, or what {@link #expectExit} said
      * @param output    every output line per rank, stdout and stderr merged
      * @param timedOut  whether the deadline passed
      */
-    public record Outcome(int[] exitCodes, List<List<String>> output, boolean timedOut) {
-        /** @return whether every rank exited with 0 in time */
+    public record Outcome(int[] exitCodes, int[] expected, List<List<String>> output, boolean timedOut) {
+        /** @return whether every rank exited with its expected code in time */
         public boolean success() {
-            if (timedOut) {
-                return false;
-            }
-            for (int c : exitCodes) {
-                if (c != 0) {
-                    return false;
-                }
-            }
-            return true;
+            return !timedOut && java.util.Arrays.equals(exitCodes, expected);
         }
     }
 
@@ -53,6 +46,7 @@ public final class LocalLauncher {
     private IntFunction<List<String>> wrapper = r -> List.of();
     private IntFunction<Map<String, String>> envPerRank = r -> Map.of();
     private PrintStream echo = System.out;
+    private final Map<Integer, Integer> expectedExits = new HashMap<>();
     private boolean prefix = false;
 
     /**
@@ -115,6 +109,19 @@ public final class LocalLauncher {
     }
 
     /**
+     * A rank that is to end with another code than 0 (one killed on purpose, for a fault
+     * demonstration): that code counts as its success, and does not cut the others' wait short.
+     *
+     * @param rank the rank
+     * @param code its expected exit code (137 for SIGKILL)
+     * @return this launcher
+     */
+    public LocalLauncher expectExit(int rank, int code) {
+        expectedExits.put(rank, code);
+        return this;
+    }
+
+    /**
      * @param out      where children's lines are echoed, or {@code null} for nowhere
      * @param withRank whether to prefix each line with {@code [rank N]}
      * @return this launcher
@@ -152,6 +159,12 @@ public final class LocalLauncher {
      */
     public Outcome run(int count, int size, String uniqueId, Duration timeout) throws IOException {
         int nranks = count;
+        int[] expected = new int[nranks];
+        expectedExits.forEach((r, c) -> {
+            if (r < nranks) {
+                expected[r] = c;
+            }
+        });
         List<Process> procs = new ArrayList<>();
         List<List<String>> output = new ArrayList<>();
         List<Thread> readers = new ArrayList<>();
@@ -189,7 +202,7 @@ public final class LocalLauncher {
                     break;
                 }
                 codes[r] = p.exitValue();
-                if (codes[r] != 0 && graceEnd == Long.MAX_VALUE) {
+                if (codes[r] != expected[r] && graceEnd == Long.MAX_VALUE) {
                     graceEnd = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 }
             }
@@ -203,7 +216,7 @@ public final class LocalLauncher {
             for (Thread t : readers) {
                 t.join(2000);
             }
-            return new Outcome(codes, output, timedOut);
+            return new Outcome(codes, expected, output, timedOut);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             procs.forEach(Process::destroyForcibly);

@@ -141,6 +141,21 @@ public final class Conn {
         step = s;
     }
 
+    /** Tells the peer this side's communicator failed or was aborted ({@link ConnMem#FAILED}). */
+    public void markFailed() {
+        ConnMem.markFailed(publishHeader);
+    }
+
+    /** @return whether its memory is still there (a peer in this process frees what it owns at abort) */
+    public boolean memoryAlive() {
+        return publishHeader.scope().isAlive() && waitHeader.scope().isAlive();
+    }
+
+    /** @return whether the peer marked its side failed */
+    public boolean peerFailed() {
+        return ConnMem.failed(waitHeader);
+    }
+
     /** @return the peer check */
     public PeerCheck peerCheck() {
         return peerCheck;

@@ -1,6 +1,9 @@
 package org.nccl4j.core.wait;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.debug.Log;
 
@@ -12,6 +15,9 @@ import org.nccl4j.core.debug.Log;
 public final class CommFailure {
     private final AtomicReference<NcclException> first = new AtomicReference<>();
     private final AbortFlag abort;
+    /** Listeners not yet called; guarded by itself. */
+    private final List<Consumer<? super NcclException>> listeners = new ArrayList<>();
+    private String name = "nccl4j";
 
     /** @param abort the communicator's abort flag */
     public CommFailure(AbortFlag abort) {
@@ -32,7 +38,54 @@ public final class CommFailure {
     public void fail(String where, NcclException e) {
         if (first.compareAndSet(null, e)) {
             Log.warn("%s failed: %s", where, e.getMessage());
+            List<Consumer<? super NcclException>> now;
+            synchronized (listeners) {
+                now = List.copyOf(listeners);
+                listeners.clear();
+            }
+            now.forEach(l -> deliver(l, e));
         }
         abort.set(where + " failed: " + e.getMessage());
+    }
+
+    /** @param name names the threads that call listeners, e.g. "rank 1" */
+    public void name(String name) {
+        this.name = name;
+    }
+
+    /**
+     * Calls {@code listener} once with the first failure, on a thread of its own (the failing
+     * thread may be one that the listener's abort or shrink must stop and join); at once if the
+     * failure already happened.
+     *
+     * @param listener what to call
+     */
+    public void listen(Consumer<? super NcclException> listener) {
+        NcclException e;
+        synchronized (listeners) {
+            e = first.get();
+            if (e == null) {
+                listeners.add(listener);
+                return;
+            }
+        }
+        deliver(listener, e);
+    }
+
+    /** Drops the listeners not yet called: the communicator was closed without a failure. */
+    public void clearListeners() {
+        synchronized (listeners) {
+            listeners.clear();
+        }
+    }
+
+    private void deliver(Consumer<? super NcclException> listener, NcclException e) {
+        Thread.ofPlatform().daemon().name("nccl4j async error " + name).start(() -> {
+            try {
+                listener.accept(e);
+            } catch (RuntimeException | Error t) {
+                Log.warn("async error listener of %s threw %s", name, t);
+            }
+        });
     }
 }
