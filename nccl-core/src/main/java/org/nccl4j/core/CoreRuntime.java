@@ -119,7 +119,8 @@ public final class CoreRuntime implements NcclRuntime {
         if (nranks < 1) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "nranks " + nranks + " is invalid", "nranks must be at least 1");
         }
-        CommInit.RootedId rooted = CommInit.newRootedId(Config.global());
+        // Rank 0's settings for the root too (its authentication key, its interface).
+        CommInit.RootedId rooted = CommInit.newRootedId(Config.global().with(configOf.apply(0)));
         UniqueId id = rooted.id();
         // Written here, read by completion callbacks on init threads.
         List<CompletableFuture<Communicator>> futures = new CopyOnWriteArrayList<>();

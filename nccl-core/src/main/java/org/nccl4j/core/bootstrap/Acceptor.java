@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.function.IntPredicate;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 
 /**
  * Accepts connections on a listening socket and reads their {@link Wire} header (and, for some
@@ -25,6 +26,11 @@ import org.nccl4j.core.debug.Subsys;
  * connection, so a client that sends garbage is dropped at once and one that stays silent is
  * dropped after the handshake window, while well-behaved connections complete meanwhile.
  * Dropped connections are logged (WARN for a wrong header, INFO NET for silence or an early close).
+ * With {@link ConnectionAuth} each connection first gets a challenge frame, and its header must be
+ * followed by the answer: a connection without the key is dropped before its header is believed.
+ * A thread of the acceptor's own then accepts and sends the challenges, since a connecting rank
+ * waits for its challenge while this rank may be busy connecting elsewhere (two ranks connecting
+ * their rings to each other would otherwise wait for each other until the deadline).
  *
  * <p>Not thread-safe: one thread polls at a time.
  */
@@ -36,9 +42,12 @@ final class Acceptor implements Closeable {
     private static final class Pending {
         final SocketChannel ch;
         final InetSocketAddress remote;
-        final long seq;
+        long seq;
         final long acceptedNanos;
         final ByteBuffer header = ByteBuffer.allocate(Wire.HEADER_BYTES);
+        /** With authentication: the challenge sent, and the answer as it arrives. */
+        byte[] challenge;
+        ByteBuffer answer;
         Wire.Header parsed;
         FrameReader frame;
 
@@ -59,6 +68,12 @@ final class Acceptor implements Closeable {
     private final IntPredicate acceptsKind;
     private final IntPredicate hasFrame;
     private final int maxFrame;
+    private final ConnectionAuth auth;
+    /** With authentication: accepts and challenges; hands the connections to the poller through {@link #challenged}. */
+    private final Thread challenger;
+    private final Selector acceptSelector;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Pending> challenged = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
     private long seq;
 
     /**
@@ -70,10 +85,11 @@ final class Acceptor implements Closeable {
      * @param acceptsKind which header kinds are wanted here
      * @param hasFrame    which kinds carry a first frame to read before the arrival is reported
      * @param maxFrame    the longest such frame
+     * @param auth        the authentication every connection must pass, or {@code null}
      * @throws IOException if the selector cannot be opened
      */
     Acceptor(ServerSocketChannel server, Stopper stopper, long nonce, String owner, long handshakeMs,
-             IntPredicate acceptsKind, IntPredicate hasFrame, int maxFrame) throws IOException {
+             IntPredicate acceptsKind, IntPredicate hasFrame, int maxFrame, ConnectionAuth auth) throws IOException {
         this.server = server;
         this.stopper = stopper;
         this.nonce = nonce;
@@ -82,9 +98,53 @@ final class Acceptor implements Closeable {
         this.acceptsKind = acceptsKind;
         this.hasFrame = hasFrame;
         this.maxFrame = maxFrame;
+        this.auth = auth;
         this.selector = stopper.open();
         server.configureBlocking(false);
-        server.register(selector, SelectionKey.OP_ACCEPT);
+        if (auth == null) {
+            this.acceptSelector = null;
+            this.challenger = null;
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        } else {
+            this.acceptSelector = stopper.open();
+            server.register(acceptSelector, SelectionKey.OP_ACCEPT);
+            this.challenger = Thread.ofPlatform().daemon().name("nccl4j-bootstrap-auth " + owner).start(this::challenge);
+        }
+    }
+
+    /** The challenger thread: accepts, sends each connection its challenge, hands it to the poller. */
+    private void challenge() {
+        try {
+            while (!closed) {
+                acceptSelector.select(Io.SLICE_MS);
+                acceptSelector.selectedKeys().clear();
+                for (SocketChannel ch; !closed && (ch = server.accept()) != null; ) {
+                    InetSocketAddress remote = null;
+                    try {
+                        remote = (InetSocketAddress) ch.getRemoteAddress();
+                        ch.configureBlocking(false);
+                        Pending p = new Pending(ch, remote, 0);
+                        p.challenge = ConnectionAuth.challenge();
+                        p.answer = ByteBuffer.allocate(ConnectionAuth.TAG_BYTES);
+                        ByteBuffer c = Wire.frame(p.challenge);
+                        ch.write(c); // 20 bytes into a new connection's empty buffer
+                        if (c.hasRemaining()) {
+                            throw new IOException("could not send the authentication challenge");
+                        }
+                        challenged.add(p);
+                        selector.wakeup();
+                    } catch (IOException e) {
+                        Log.info(Subsys.NET, "bootstrap %s: dropped connection from %s: %s", owner, SockAddr.text(remote),
+                                e.getMessage());
+                        Io.closeQuietly(ch);
+                    }
+                }
+            }
+        } catch (IOException | ClosedSelectorException | CancelledKeyException e) {
+            if (!closed) {
+                Log.info(Subsys.NET, "bootstrap %s: stopped accepting: %s", owner, e);
+            }
+        }
     }
 
     /**
@@ -102,6 +162,14 @@ final class Acceptor implements Closeable {
                 selector.selectNow();
             } else {
                 selector.select(waitMs);
+            }
+            for (Pending p; (p = challenged.poll()) != null; ) {
+                p.seq = seq++;
+                try {
+                    progress(p.ch.register(selector, SelectionKey.OP_READ, p), p, done);
+                } catch (IOException e) {
+                    Io.closeQuietly(p.ch);
+                }
             }
             for (SelectionKey key : selector.selectedKeys()) {
                 if (!key.isValid()) {
@@ -181,6 +249,23 @@ final class Acceptor implements Closeable {
                     p.frame = FrameReader.upTo(maxFrame);
                 }
             }
+            if (p.answer != null && p.answer.hasRemaining()) {
+                int r;
+                while ((r = p.ch.read(p.answer)) > 0) {
+                    // Read what has arrived.
+                }
+                if (p.answer.hasRemaining()) {
+                    if (r < 0) {
+                        drop(key, p, true, "closed the connection before its authentication answer was complete");
+                    }
+                    return;
+                }
+                if (!auth.verify(Wire.AUTH_PURPOSE, p.challenge, p.header.array(), p.answer.array())) {
+                    drop(key, p, true, "authentication failed (claims to be " + Wire.kindName(p.parsed.kind())
+                            + " from rank " + p.parsed.rank() + "): no or another NCCL4J_AUTH_KEY, or a replayed answer");
+                    return;
+                }
+            }
             if (p.frame != null && !p.frame.readFrom(p.ch)) {
                 return;
             }
@@ -229,6 +314,18 @@ final class Acceptor implements Closeable {
     /** Closes the selector and every pending connection; the listening socket is the caller's. */
     @Override
     public void close() {
+        closed = true;
+        if (challenger != null) {
+            stopper.release(acceptSelector);
+            try {
+                challenger.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            for (Pending p; (p = challenged.poll()) != null; ) {
+                Io.closeQuietly(p.ch);
+            }
+        }
         try {
             for (SelectionKey key : selector.keys()) {
                 if (key.attachment() instanceof Pending p) {

@@ -22,6 +22,7 @@ import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 
 /**
  * One rank's bootstrap network ({@code bootstrapInit}, {@code bootstrapAllGather},
@@ -96,6 +97,8 @@ public final class Bootstrap implements AutoCloseable {
     private final Runnable abortAction;
     private final Stopper stopper;
     private final long connectTimeoutMs;
+    /** Every connection's authentication ({@code NCCL4J_AUTH_KEY}), or {@code null}. */
+    private final ConnectionAuth auth;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Guards both acceptors (and their closing) and the receive path. */
@@ -123,8 +126,9 @@ public final class Bootstrap implements AutoCloseable {
     private final ArrayDeque<Unexpected> unexpected = new ArrayDeque<>();
 
     private Bootstrap(BootstrapId id, int rank, int nranks, InetAddress localAddress, AbortFlag abortFlag,
-                      long connectTimeoutMs, long handshakeMs) {
+                      long connectTimeoutMs, long handshakeMs, ConnectionAuth auth) {
         this.rank = rank;
+        this.auth = auth;
         this.nranks = nranks;
         this.nonce = id.nonce();
         this.rootAddress = id.root();
@@ -142,9 +146,9 @@ public final class Bootstrap implements AutoCloseable {
             lr.bind(new InetSocketAddress(localAddress, 0), BootstrapRoot.BACKLOG);
             this.listenAddress = (InetSocketAddress) l.getLocalAddress();
             a = new Acceptor(l, stopper, nonce, ctx, handshakeMs,
-                    k -> k == Wire.KIND_RING || k == Wire.KIND_P2P, k -> false, 0);
+                    k -> k == Wire.KIND_RING || k == Wire.KIND_P2P, k -> false, 0, auth);
             this.rootAcceptor = new Acceptor(lr, stopper, nonce, ctx + " (root listener)", handshakeMs,
-                    k -> k == Wire.KIND_ROOT_REPLY, k -> true, Wire.MAX_ROOT_FRAME);
+                    k -> k == Wire.KIND_ROOT_REPLY, k -> true, Wire.MAX_ROOT_FRAME, auth);
         } catch (IOException e) {
             if (a != null) {
                 a.close();
@@ -184,7 +188,7 @@ public final class Bootstrap implements AutoCloseable {
      * @param localAddress this host's bootstrap address (not a wildcard address)
      * @param deadline     when init must be done by
      * @param abort        the communicator's abort flag, or {@code null}
-     * @param config       where {@code NCCL4J_CONNECT_TIMEOUT_MS} is read
+     * @param config       where {@code NCCL4J_CONNECT_TIMEOUT_MS} and the authentication key are read
      * @return the bootstrap, ready for all-gathers, sends and receives
      * @throws NcclException INVALID_ARGUMENT for bad arguments, TIMEOUT, REMOTE_ERROR,
      *     INVALID_USAGE (reported by the root, or abort), SYSTEM_ERROR; see the class comment
@@ -194,11 +198,16 @@ public final class Bootstrap implements AutoCloseable {
         return init(id, rank, nranks, localAddress, deadline, abort,
                 config == null ? Long.parseLong(Params.CONNECT_TIMEOUT_MS.defaultValue())
                         : Math.max(0, config.integer(Params.CONNECT_TIMEOUT_MS)),
-                DEFAULT_HANDSHAKE_MS);
+                DEFAULT_HANDSHAKE_MS, config == null ? null : BootstrapAuth.of(config));
     }
 
     static Bootstrap init(BootstrapId id, int rank, int nranks, InetAddress localAddress, Deadline deadline,
                           AbortFlag abort, long connectTimeoutMs, long handshakeMs) {
+        return init(id, rank, nranks, localAddress, deadline, abort, connectTimeoutMs, handshakeMs, null);
+    }
+
+    static Bootstrap init(BootstrapId id, int rank, int nranks, InetAddress localAddress, Deadline deadline,
+                          AbortFlag abort, long connectTimeoutMs, long handshakeMs, ConnectionAuth auth) {
         if (id == null) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "bootstrap id is null", "decode the unique id first");
         }
@@ -213,7 +222,7 @@ public final class Bootstrap implements AutoCloseable {
                     + " is null or a wildcard", "pass the address of the bootstrap interface (see NCCL_SOCKET_IFNAME)");
         }
         Objects.requireNonNull(deadline, "deadline");
-        Bootstrap b = new Bootstrap(id, rank, nranks, localAddress, abort, connectTimeoutMs, handshakeMs);
+        Bootstrap b = new Bootstrap(id, rank, nranks, localAddress, abort, connectTimeoutMs, handshakeMs, auth);
         try {
             b.join(deadline);
             // From now on the abort flag ends waits but leaves the sockets open: the communicator
@@ -277,8 +286,9 @@ public final class Bootstrap implements AutoCloseable {
         String what = ctx + " connecting to the bootstrap root at " + root;
         try (SocketChannel ch = Io.connect(rootAddress, deadline, stopper, connectTimeoutMs, what)) {
             Wire.CheckIn ci = new Wire.CheckIn(nranks, deadline.remainingMillis(), listenRootAddress, listenAddress);
-            Io.write(ch, Wire.headerAndFrame(nonce, Wire.KIND_CHECKIN, rank, 0, ci.encode()), deadline, stopper,
-                    ctx + " checking in with the bootstrap root at " + root);
+            String checkIn = ctx + " checking in with the bootstrap root at " + root;
+            Io.write(ch, Io.authenticate(ch, auth, Wire.headerAndFrame(nonce, Wire.KIND_CHECKIN, rank, 0, ci.encode()),
+                    deadline, stopper, checkIn), deadline, stopper, checkIn);
         } catch (IOException e) {
             Log.trace(Subsys.INIT, "%s: close after check-in failed: %s", ctx, e.getMessage());
         }
@@ -295,8 +305,9 @@ public final class Bootstrap implements AutoCloseable {
                 ctx + " connecting the ring to rank " + next + " at " + SockAddr.text(nextAddress));
         ringSend = rs;
         stopper.check(ctx + " connecting the ring");
-        Io.write(rs, Wire.header(nonce, Wire.KIND_RING, rank, 0), deadline, stopper,
-                ctx + " connecting the ring to rank " + next + " at " + SockAddr.text(nextAddress));
+        String ringWhat = ctx + " connecting the ring to rank " + next + " at " + SockAddr.text(nextAddress);
+        Io.write(rs, Io.authenticate(rs, auth, Wire.header(nonce, Wire.KIND_RING, rank, 0), deadline, stopper, ringWhat),
+                deadline, stopper, ringWhat);
         awaitRing(prev, deadline);
 
         byte[] all = allGather(SockAddr.encode(listenAddress), deadline);
@@ -583,7 +594,8 @@ public final class Bootstrap implements AutoCloseable {
                 + SockAddr.text(to);
         stopper.check(what);
         try (SocketChannel ch = Io.connect(to, deadline, stopper, connectTimeoutMs, what)) {
-            Io.write(ch, Wire.headerAndFrame(nonce, Wire.KIND_P2P, rank, tag, data), deadline, stopper, what);
+            Io.write(ch, Io.authenticate(ch, auth, Wire.headerAndFrame(nonce, Wire.KIND_P2P, rank, tag, data), deadline,
+                    stopper, what), deadline, stopper, what);
         } catch (IOException e) {
             Log.trace(Subsys.INIT, "%s: close failed: %s", what, e.getMessage());
         }

@@ -12,6 +12,7 @@ import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 
 /**
  * The bootstrap root ({@code bootstrapCreateRoot} and the {@code bootstrapRoot} thread): collects
@@ -61,6 +62,7 @@ public final class BootstrapRoot implements AutoCloseable {
     private final Stopper stopper = new Stopper(null);
     private final Acceptor acceptor;
     private final Thread thread;
+    private final ConnectionAuth auth;
     /** When to give up if no rank has checked in; {@code null}: only {@link #close()} ends the wait. */
     private final Deadline firstCheckIn;
 
@@ -70,14 +72,15 @@ public final class BootstrapRoot implements AutoCloseable {
     }
 
     private BootstrapRoot(ServerSocketChannel server, InetSocketAddress address, long nonce, Deadline firstCheckIn,
-                          long handshakeMs) throws IOException {
+                          long handshakeMs, ConnectionAuth auth) throws IOException {
         this.server = server;
+        this.auth = auth;
         this.firstCheckIn = firstCheckIn;
         this.address = address;
         this.nonce = nonce;
         this.name = "root " + SockAddr.text(address);
         this.acceptor = new Acceptor(server, stopper, nonce, name, handshakeMs,
-                k -> k == Wire.KIND_CHECKIN, k -> true, Wire.MAX_ROOT_FRAME);
+                k -> k == Wire.KIND_CHECKIN, k -> true, Wire.MAX_ROOT_FRAME, auth);
         this.thread = Thread.ofPlatform().daemon().name("nccl4j-bootstrap-root-" + address.getPort())
                 .unstarted(this::run);
     }
@@ -89,26 +92,33 @@ public final class BootstrapRoot implements AutoCloseable {
      *                    {@code NCCL_COMM_ID} case) sets {@code SO_REUSEADDR}
      * @param nonce       the communicator nonce of the unique id
      * @param firstCheckIn how long from now to wait for the first rank; then the root exits
+     * @param auth        the authentication of every connection ({@link BootstrapAuth#of}), or {@code null}
      * @return the running root
      * @throws NcclException INVALID_ARGUMENT for a null or unresolved address, SYSTEM_ERROR if the
      *     socket cannot be bound (e.g. the port is in use)
      */
-    public static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, Duration firstCheckIn) {
-        return start(bindAddress, nonce, Deadline.after(firstCheckIn), DEFAULT_HANDSHAKE_MS);
+    public static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, Duration firstCheckIn,
+                                      ConnectionAuth auth) {
+        return start(bindAddress, nonce, Deadline.after(firstCheckIn), DEFAULT_HANDSHAKE_MS, auth);
     }
 
     /** For tests: a root that waits for its first check-in until closed. */
     static BootstrapRoot start(InetSocketAddress bindAddress, long nonce) {
-        return start(bindAddress, nonce, null, DEFAULT_HANDSHAKE_MS);
+        return start(bindAddress, nonce, null, DEFAULT_HANDSHAKE_MS, null);
     }
 
     /** For tests: a root that waits until closed, with a handshake limit of {@code handshakeMs}. */
     static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, long handshakeMs) {
-        return start(bindAddress, nonce, null, handshakeMs);
+        return start(bindAddress, nonce, null, handshakeMs, null);
+    }
+
+    /** For tests: a root that waits until closed and authenticates with {@code auth}. */
+    static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, ConnectionAuth auth) {
+        return start(bindAddress, nonce, null, DEFAULT_HANDSHAKE_MS, auth);
     }
 
     private static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, Deadline firstCheckIn,
-                                       long handshakeMs) {
+                                       long handshakeMs, ConnectionAuth auth) {
         if (bindAddress == null || bindAddress.isUnresolved()) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "bootstrap root bind address " + bindAddress
                     + " is null or unresolved", "pass the address of the bootstrap interface");
@@ -121,7 +131,7 @@ public final class BootstrapRoot implements AutoCloseable {
             }
             server.bind(bindAddress, BACKLOG);
             InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
-            BootstrapRoot root = new BootstrapRoot(server, bound, nonce, firstCheckIn, handshakeMs);
+            BootstrapRoot root = new BootstrapRoot(server, bound, nonce, firstCheckIn, handshakeMs, auth);
             Log.trace(Subsys.INIT, "bootstrap root listening on %s", SockAddr.text(bound));
             root.thread.start();
             return root;
@@ -381,7 +391,8 @@ public final class BootstrapRoot implements AutoCloseable {
         long left = Math.max(0, (to.rankDeadlineNanos() - System.nanoTime()) / 1_000_000);
         Deadline d = Deadline.afterMillis(Math.max(1000, Math.min(left, 10_000)));
         try (var ch = Io.connect(addr, d, stopper, 200, what)) {
-            Io.write(ch, Wire.headerAndFrame(nonce, Wire.KIND_ROOT_REPLY, -1, 0, reply.encode()), d, stopper, what);
+            Io.write(ch, Io.authenticate(ch, auth, Wire.headerAndFrame(nonce, Wire.KIND_ROOT_REPLY, -1, 0, reply.encode()),
+                    d, stopper, what), d, stopper, what);
         } catch (NcclException e) {
             if (stopper.isStopped()) {
                 throw e;

@@ -1,5 +1,7 @@
 package org.nccl4j.core.bootstrap;
 
+import org.nccl4j.net.spi.auth.ConnectionAuth;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -80,7 +82,7 @@ final class Io {
                                 throw failure(Result.TIMEOUT, what + " timed out (" + deadline.total().toMillis()
                                         + " ms deadline, no answer to the connection request)", TIMEOUT_HINT);
                             }
-                            sel.select(Math.min(SLICE_MS, deadline.remainingMillis()));
+                            sel.select(Math.max(1, Math.min(SLICE_MS, deadline.remainingMillis()))); // 0 would wait forever
                             sel.selectedKeys().clear();
                             done = ch.finishConnect();
                         }
@@ -220,7 +222,7 @@ final class Io {
                         inKey.interestOps(inOps);
                     }
                 }
-                sel.select(Math.min(SLICE_MS, deadline.remainingMillis()));
+                sel.select(Math.max(1, Math.min(SLICE_MS, deadline.remainingMillis()))); // 0 would wait forever
                 sel.selectedKeys().clear();
             }
         } catch (IOException | java.nio.channels.CancelledKeyException | java.nio.channels.ClosedSelectorException e) {
@@ -250,6 +252,31 @@ final class Io {
     /** Writes {@code out} fully. */
     static void write(SocketChannel ch, ByteBuffer out, Deadline deadline, Stopper stopper, String what) {
         transfer(ch, out, null, null, deadline, stopper, what, what);
+    }
+
+    /**
+     * The connecting side's half of {@link ConnectionAuth}: reads the listener's challenge (one
+     * frame) and returns {@code msg} (header, then frames) with the answer after the header.
+     *
+     * @param auth the authentication, or {@code null} (then {@code msg} is returned as it is)
+     */
+    static ByteBuffer authenticate(SocketChannel ch, ConnectionAuth auth, ByteBuffer msg, Deadline deadline,
+                                   Stopper stopper, String what) {
+        if (auth == null) {
+            return msg;
+        }
+        byte[] challenge = readFrame(ch, ConnectionAuth.CHALLENGE_BYTES, deadline, stopper, what
+                + " (waiting for its authentication challenge: is NCCL4J_AUTH_KEY set there too?)");
+        if (challenge.length != ConnectionAuth.CHALLENGE_BYTES) {
+            throw failure(Result.INTERNAL_ERROR, what + ": the authentication challenge has " + challenge.length
+                    + " bytes, not " + ConnectionAuth.CHALLENGE_BYTES, PROTOCOL_HINT);
+        }
+        byte[] header = new byte[Wire.HEADER_BYTES];
+        msg.get(msg.position(), header);
+        ByteBuffer out = ByteBuffer.allocate(msg.remaining() + ConnectionAuth.TAG_BYTES);
+        out.put(header).put(auth.answer(Wire.AUTH_PURPOSE, challenge, header))
+                .put(msg.duplicate().position(msg.position() + Wire.HEADER_BYTES));
+        return out.flip();
     }
 
     /** Reads one frame of at most {@code max} bytes. */

@@ -1,5 +1,7 @@
 package org.nccl4j.core.bootstrap;
 
+import org.nccl4j.net.spi.auth.ConnectionAuth;
+
 import java.net.InetSocketAddress;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -23,6 +25,8 @@ final class Wire {
     static final int VERSION = 1;
     /** Size of the connection header. */
     static final int HEADER_BYTES = 32;
+    /** What a bootstrap connection's authentication answer is bound to ({@link ConnectionAuth#answer}). */
+    static final String AUTH_PURPOSE = "nccl4j bootstrap v1";
 
     /** Rank to root: one frame holding {@link CheckIn}. */
     static final int KIND_CHECKIN = 1;

@@ -151,7 +151,8 @@ public final class Doctor {
         for (Setting s : config.all()) {
             String where = s.source() == Source.DEFAULT ? "default" : s.source().name().toLowerCase().replace('_', ' ')
                     + " " + s.origin();
-            out.add(String.format("  %-28s = %-16s (%s)%s", s.param().envName(), s.value() == null ? "(unset)" : s.value(),
+            String value = s.value() == null ? "(unset)" : Params.isSecret(s.param()) ? "(set, hidden)" : s.value();
+            out.add(String.format("  %-28s = %-16s (%s)%s", s.param().envName(), value,
                     where, unapplied.contains(s) ? " " + Param.NOT_ON_HOST + s.param().hostNote() : ""));
         }
     }

@@ -12,6 +12,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.UniqueId;
 import org.nccl4j.core.bootstrap.Bootstrap;
+import org.nccl4j.core.bootstrap.BootstrapAuth;
 import org.nccl4j.core.bootstrap.BootstrapId;
 import org.nccl4j.core.bootstrap.BootstrapRoot;
 import org.nccl4j.core.comm.ChildComms;
@@ -93,7 +94,8 @@ public final class CommChildren implements ChildComms {
             if (rank == leader) {
                 Duration timeout = Duration.ofMillis(Math.max(1, deadline.remainingMillis()));
                 long nonce = BootstrapId.newNonce();
-                root = BootstrapRoot.start(new InetSocketAddress(b.listenAddress().getAddress(), 0), nonce, timeout);
+                root = BootstrapRoot.start(new InetSocketAddress(b.listenAddress().getAddress(), 0), nonce, timeout,
+                        BootstrapAuth.of(Config.global().with(config)));
                 id = new BootstrapId(root.address(), nonce, false).toUniqueId();
                 for (int i = 1; i < members.length; i++) {
                     if (recovery) {

@@ -28,6 +28,7 @@ import org.nccl4j.core.conn.BuffSizes;
 import org.nccl4j.core.transport.TransportContext;
 import org.nccl4j.core.transport.TransportSetup;
 import org.nccl4j.core.transport.Transports;
+import org.nccl4j.core.bootstrap.BootstrapAuth;
 import org.nccl4j.core.bootstrap.BootstrapId;
 import org.nccl4j.core.bootstrap.BootstrapRoot;
 import org.nccl4j.core.comm.CoreCommunicator;
@@ -111,7 +112,7 @@ public final class CommInit {
         try {
             InetAddress local = BootstrapInterface.select(config, bid.fromCommId() ? bid.root() : null).address();
             if (bid.fromCommId() && rank == 0) {
-                root = BootstrapRoot.start(bid.root(), bid.nonce(), deadline.total());
+                root = BootstrapRoot.start(bid.root(), bid.nonce(), deadline.total(), BootstrapAuth.of(config));
             }
             bootstrap = Bootstrap.init(bid, rank, nranks, local, deadline, abort, config);
             DeviceBackend backend = DeviceBackends.select(config).backend();
@@ -197,7 +198,7 @@ public final class CommInit {
         InetAddress local = BootstrapInterface.select(config, null).address();
         long nonce = BootstrapId.newNonce();
         BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce,
-                initTimeout(config, CommConfig.defaults()));
+                initTimeout(config, CommConfig.defaults()), BootstrapAuth.of(config));
         return new RootedId(new BootstrapId(root.address(), nonce, false).toUniqueId(), root);
     }
 

@@ -48,8 +48,20 @@ final class CoreNetContext implements NetContext {
     @Override
     public String param(String ncclName) {
         String v = value(config, ncclName);
-        reads.put(ncclName, v);
+        Param p = Params.find(ncclName);
+        // Kept to compare the settings of later communicators, and printed then: never a secret.
+        reads.put(ncclName, v != null && p != null && Params.isSecret(p) ? "(hidden, sha-256 " + fingerprint(v) + ")" : v);
         return v;
+    }
+
+    private static String fingerprint(String secret) {
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(h, 0, 4);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            return "?";
+        }
     }
 
     /** @return every parameter read through {@link #param} so far, with the value it had ({@code null}: unset) */

@@ -55,6 +55,12 @@ public final class Params {
     /** Init deadline. */
     public static final Param INIT_TIMEOUT_MS = integer("NCCL4J_INIT_TIMEOUT_MS", "120000",
             "deadline for communicator init, in milliseconds");
+    /** Connection authentication. */
+    public static final Param AUTH_KEY = str("NCCL4J_AUTH_KEY", null,
+            "shared secret (16+ bytes, the same on every rank) that authenticates every bootstrap and Socket net "
+                    + "connection: HMAC-SHA256 answer to a fresh challenge; unset: no authentication, as NCCL");
+    public static final Param AUTH_KEY_FILE = str("NCCL4J_AUTH_KEY_FILE", null,
+            "a file holding NCCL4J_AUTH_KEY (trimmed), so the key stays out of the environment and process listings");
     /** Connect retry window. */
     public static final Param CONNECT_TIMEOUT_MS = integer("NCCL4J_CONNECT_TIMEOUT_MS", "20000",
             "how long a bootstrap connect is retried while refused, in milliseconds (NCCL: 20000 x 1 ms)");
@@ -293,6 +299,14 @@ public final class Params {
      */
     public static Param find(String envName) {
         return BY_NAME.get(envName);
+    }
+
+    /**
+     * @param p a parameter
+     * @return whether its value is a secret that is never printed ({@code doctor} says "(set)")
+     */
+    public static boolean isSecret(Param p) {
+        return p == AUTH_KEY;
     }
 
     /**

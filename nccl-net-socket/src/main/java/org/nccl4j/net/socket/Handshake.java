@@ -1,7 +1,5 @@
 package org.nccl4j.net.socket;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -11,7 +9,9 @@ import java.nio.ByteOrder;
  * use one handle from mixing their sockets.
  *
  * <p>Layout, little-endian: {@code u64 magic}, {@code u64 connectorId}, {@code i32 index}
- * (data sockets 0 to nSocks-1, the control socket nSocks), {@code i32 nSocks}.
+ * (data sockets 0 to nSocks-1, the control socket nSocks), {@code i32 nSocks}. With
+ * {@code NCCL4J_AUTH_KEY} the listener first sends a 16-byte challenge and the handshake is
+ * followed by the 32-byte answer ({@link org.nccl4j.net.spi.auth.ConnectionAuth}).
  *
  * @param connectorId random id shared by all sockets of one {@code connect}
  * @param index       this socket's index
@@ -20,15 +20,15 @@ import java.nio.ByteOrder;
 record Handshake(long connectorId, int index, int nSocks) {
     /** Bytes on the wire. */
     static final int SIZE = 24;
+    /** What a Socket connection's authentication answer is bound to ({@link org.nccl4j.net.spi.auth.ConnectionAuth}). */
+    static final String AUTH_PURPOSE = "nccl4j net socket v1";
 
-    /**
-     * @param alloc where to allocate the buffer
-     * @return the encoded handshake
-     */
-    ByteBuf encode(ByteBufAllocator alloc) {
-        return alloc.buffer(SIZE).writeLongLE(SocketHandle.MAGIC).writeLongLE(connectorId).writeIntLE(index)
-                .writeIntLE(nSocks);
+    /** @return the encoded handshake */
+    byte[] bytes() {
+        return ByteBuffer.allocate(SIZE).order(ByteOrder.LITTLE_ENDIAN).putLong(SocketHandle.MAGIC).putLong(connectorId)
+                .putInt(index).putInt(nSocks).array();
     }
+
 
     /**
      * @param bytes {@value #SIZE} received bytes

@@ -1,15 +1,22 @@
 package org.nccl4j.net.socket;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.nccl4j.net.spi.NetException;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 import org.nccl4j.net.spi.iface.AddressText;
 
 /**
@@ -46,9 +53,12 @@ final class PendingConnect {
      * @param loops     the event loops, control connection first, then data connection {@code i} at {@code i + 1}
      * @param direct    whether the control connection is handed to the calling threads ({@link DirectSocket})
      *                  once introduced (only without data connections)
+     * @param auth      the authentication, or {@code null}: with it each connection waits for the
+     *                  listener's challenge and sends the answer after its handshake
      * @return the attempt
      */
-    static PendingConnect start(SocketHandle handle, NettyTransport transport, EventLoop[] loops, boolean direct) {
+    static PendingConnect start(SocketHandle handle, NettyTransport transport, EventLoop[] loops, boolean direct,
+                                ConnectionAuth auth) {
         PendingConnect p = new PendingConnect(handle, direct);
         long connectorId = ThreadLocalRandom.current().nextLong();
         int nSocks = handle.nSocks();
@@ -58,30 +68,80 @@ final class PendingConnect {
             watch.owner(p::fail);
             p.watches[i] = watch;
             EventLoop loop = index == nSocks ? loops[0] : loops[index + 1];
+            Challenge challenge = auth == null ? null : new Challenge();
             ChannelFuture cf = new Bootstrap().group(loop).channel(transport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
-                    .handler(watch)
+                    .handler(challenge == null ? watch : new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(challenge, watch);
+                        }
+                    })
                     .connect(handle.address());
             p.channels[i] = cf.channel();
+            Handshake hs = new Handshake(connectorId, index, nSocks);
             cf.addListener(connected -> {
                 if (!connected.isSuccess()) {
                     p.fail(connected.cause());
-                    return;
+                } else if (challenge == null) {
+                    p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs.bytes()));
+                } else {
+                    challenge.then(c -> p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs.bytes(),
+                            auth.answer(Handshake.AUTH_PURPOSE, c, hs.bytes()))));
                 }
-                Channel ch = cf.channel();
-                ch.writeAndFlush(new Handshake(connectorId, index, nSocks).encode(ch.alloc())).addListener(written -> {
-                    if (!written.isSuccess()) {
-                        p.fail(written.cause());
-                    } else if (direct) {
-                        DirectSocket.handOver(ch, err -> p.introduced(err));
-                    } else {
-                        p.ready.incrementAndGet();
-                    }
-                });
             });
         }
         return p;
+    }
+
+    /** Writes a connection's handshake (and answer); on the channel's event loop. */
+    private void introduce(Channel ch, ByteBuf handshake) {
+        ch.writeAndFlush(handshake).addListener(written -> {
+            if (!written.isSuccess()) {
+                fail(written.cause());
+            } else if (direct) {
+                DirectSocket.handOver(ch, this::introduced);
+            } else {
+                ready.incrementAndGet();
+            }
+        });
+    }
+
+    /**
+     * Collects the listener's challenge, the first {@value ConnectionAuth#CHALLENGE_BYTES} bytes
+     * of the connection (the listener sends nothing else), then leaves the pipeline.
+     */
+    private static final class Challenge extends ChannelInboundHandlerAdapter {
+        private final byte[] bytes = new byte[ConnectionAuth.CHALLENGE_BYTES];
+        private int filled;
+        private Consumer<byte[]> then;
+
+        /** @param action run with the challenge once it is in (at once if it is); on the event loop */
+        void then(Consumer<byte[]> action) {
+            then = action;
+            if (filled == bytes.length) {
+                action.accept(bytes);
+            }
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            try {
+                int n = Math.min(b.readableBytes(), bytes.length - filled);
+                b.readBytes(bytes, filled, n);
+                filled += n;
+            } finally {
+                b.release();
+            }
+            if (filled == bytes.length) {
+                ctx.pipeline().remove(this);
+                if (then != null) {
+                    then.accept(bytes);
+                }
+            }
+        }
     }
 
     private void introduced(Throwable handOverError) {

@@ -1,21 +1,25 @@
 package org.nccl4j.net.socket;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.nccl4j.net.spi.ListenComm;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.NetLogger;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 import org.nccl4j.net.spi.iface.AddressText;
 
 /**
- * A listening Socket endpoint. Each accepted TCP connection first sends a {@link Handshake};
+ * A listening Socket endpoint. Each accepted TCP connection first sends a {@link Handshake}
+ * (with authentication: after this side's challenge, and followed by the answer);
  * connections are grouped by connector and placed by index (arrival order does not matter,
  * as in NCCL), and a group is ready for {@code accept} once all {@code nSocks + 1} arrived.
  */
@@ -37,6 +41,7 @@ final class SocketListenComm implements ListenComm {
     private final int nSocks;
     private final boolean direct;
     private final NetLogger log;
+    private final ConnectionAuth auth;
     private final Map<Long, Arrival> partial = new HashMap<>();
     private final ArrayDeque<Arrival> ready = new ArrayDeque<>();
     private Channel server;
@@ -46,11 +51,13 @@ final class SocketListenComm implements ListenComm {
      * @param nSocks data connections each connector opens
      * @param direct whether accepted control connections are handed to the calling threads ({@link DirectSocket})
      * @param log    where refused connections are reported
+     * @param auth   the authentication every connection must pass, or {@code null}
      */
-    SocketListenComm(int nSocks, boolean direct, NetLogger log) {
+    SocketListenComm(int nSocks, boolean direct, NetLogger log, ConnectionAuth auth) {
         this.nSocks = nSocks;
         this.direct = direct;
         this.log = log;
+        this.auth = auth;
     }
 
     synchronized void server(Channel channel) {
@@ -63,11 +70,18 @@ final class SocketListenComm implements ListenComm {
         InboundStream stream = new InboundStream(peer);
         ch.config().setRecvByteBufAllocator(new SinkAllocator(stream));
         ch.pipeline().addLast(stream);
-        byte[] bytes = new byte[Handshake.SIZE];
+        byte[] challenge = auth == null ? null : ConnectionAuth.challenge();
+        if (challenge != null) {
+            ch.writeAndFlush(Unpooled.wrappedBuffer(challenge));
+        }
+        byte[] bytes = new byte[Handshake.SIZE + (auth == null ? 0 : ConnectionAuth.TAG_BYTES)];
         stream.expectLast(new Sink(MemorySegment.ofArray(bytes), new Sink.Listener() {
             @Override
             public void filled(Sink sink) {
-                arrived(Handshake.decode(bytes), ch, stream, peer);
+                byte[] hs = Arrays.copyOf(bytes, Handshake.SIZE);
+                boolean genuine = auth == null || auth.verify(Handshake.AUTH_PURPOSE, challenge, hs,
+                        Arrays.copyOfRange(bytes, Handshake.SIZE, bytes.length));
+                arrived(Handshake.decode(hs), genuine, ch, stream, peer);
             }
 
             @Override
@@ -77,7 +91,7 @@ final class SocketListenComm implements ListenComm {
         }));
     }
 
-    private void arrived(Handshake hs, Channel ch, InboundStream stream, String peer) {
+    private void arrived(Handshake hs, boolean genuine, Channel ch, InboundStream stream, String peer) {
         String refusal = null;
         Arrival complete = null;
         synchronized (this) {
@@ -85,6 +99,8 @@ final class SocketListenComm implements ListenComm {
                 refusal = "the listener is closed";
             } else if (hs == null) {
                 refusal = "wrong magic";
+            } else if (!genuine) {
+                refusal = "authentication failed: no or another NCCL4J_AUTH_KEY, or a replayed answer";
             } else if (hs.nSocks() != nSocks || hs.index() < 0 || hs.index() > nSocks) {
                 refusal = "socket " + hs.index() + " of " + hs.nSocks() + " does not fit this listener's " + nSocks;
             } else {

@@ -32,6 +32,7 @@ import org.nccl4j.net.spi.NetProperties;
 import org.nccl4j.net.spi.RecvComm;
 import org.nccl4j.net.spi.Request;
 import org.nccl4j.net.spi.SendComm;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 import org.nccl4j.net.spi.iface.AddressText;
 import org.nccl4j.net.spi.iface.InterfaceSelection;
 import org.nccl4j.net.spi.iface.InterfaceSelector;
@@ -72,6 +73,8 @@ public final class SocketNet implements Net {
     /** Open comms driven by the calling threads: no event loop closes them at shutdown, so it does. */
     private final Set<SocketComm> directComms = ConcurrentHashMap.newKeySet();
     private NetLogger log;
+    /** Every connection's authentication ({@code NCCL4J_AUTH_KEY}), or {@code null}. */
+    private ConnectionAuth auth;
     private InterfaceSelection selection;
     private List<SocketDevice> devices;
     private SocketTuning[] tuning;
@@ -102,6 +105,14 @@ public final class SocketNet implements Net {
             throw new NetException(NetException.Kind.INVALID_USAGE, "NET/Socket : init called twice");
         }
         log = context.logger();
+        try {
+            auth = ConnectionAuth.of(context.param(ConnectionAuth.KEY_PARAM), context.param(ConnectionAuth.KEY_FILE_PARAM));
+        } catch (IllegalArgumentException e) {
+            throw new NetException(NetException.Kind.INVALID_ARGUMENT, "NET/Socket : " + e.getMessage(), e);
+        }
+        if (auth != null) {
+            log.log(NetLogger.INFO, NetLogger.INIT, "NET/Socket : connections authenticated (" + ConnectionAuth.KEY_PARAM + ")");
+        }
         selection = selectInterfaces(context);
         List<SocketDevice> devs = new ArrayList<>();
         for (var ni : selection.interfaces()) {
@@ -236,7 +247,7 @@ public final class SocketNet implements Net {
                     + SocketHandle.SIZE + " bytes");
         }
         SocketTuning t = tuning[dev];
-        SocketListenComm comm = new SocketListenComm(t.nSocks(), direct(t.nSocks()), log);
+        SocketListenComm comm = new SocketListenComm(t.nSocks(), direct(t.nSocks()), log, auth);
         ChannelFuture bound = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, BACKLOG)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -269,7 +280,7 @@ public final class SocketNet implements Net {
         SocketHandle h = SocketHandle.parse(handle);
         String key = dev + "/" + HexFormat.of().formatHex(handle, 0, SocketHandle.SIZE);
         PendingConnect attempt = pending.computeIfAbsent(key, k -> PendingConnect.start(h, transport, loopsFor(h),
-                direct(h.nSocks())));
+                direct(h.nSocks()), auth));
         try {
             SocketSendComm comm = attempt.poll();
             if (comm != null) {
