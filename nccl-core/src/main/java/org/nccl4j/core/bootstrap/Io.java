@@ -80,7 +80,10 @@ final class Io {
                             stopper.check(what);
                             if (deadline.expired()) {
                                 throw failure(Result.TIMEOUT, what + " timed out (" + deadline.total().toMillis()
-                                        + " ms deadline, no answer to the connection request)", TIMEOUT_HINT);
+                                                + " ms deadline, " + (refused > 0 ? "connection refused " + refused
+                                                + " times, then no answer" : "no answer to the connection request") + ")",
+                                        refused > 0 ? "nothing listens at " + SockAddr.text(addr)
+                                                + ": is the process there running?" : TIMEOUT_HINT);
                             }
                             sel.select(Math.max(1, Math.min(SLICE_MS, deadline.remainingMillis()))); // 0 would wait forever
                             sel.selectedKeys().clear();
