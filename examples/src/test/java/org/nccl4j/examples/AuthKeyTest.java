@@ -8,9 +8,18 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.nccl4j.CommConfig;
+import org.nccl4j.Communicator;
+import org.nccl4j.Nccl;
+import org.nccl4j.RedOp;
 import org.nccl4j.core.launch.LocalLauncher;
 
 /**
@@ -35,6 +44,33 @@ class AuthKeyTest {
         assertEquals(TrainTest.sameDigestOnEveryRank(out).length(), 16, all);
         assertFalse(all.contains("authentication failed"), all);
         assertFalse(all.contains("4f1c2a9be07d3356"), "the key must never be printed: " + all);
+    }
+
+    @Test
+    void commInitAllWithAKeyInItsConfigAuthenticatesItsRootToo() throws Exception {
+        CommConfig cfg = CommConfig.builder().param("NCCL4J_AUTH_KEY", "a-key-given-in-the-comm-config").build();
+        List<Communicator> comms = Nccl.commInitAll(2, cfg);
+        ExecutorService pool = Executors.newFixedThreadPool(2); // the ranks block in their collectives
+        try {
+            List<CompletableFuture<int[]>> fs = comms.stream().map(c -> CompletableFuture.supplyAsync(() -> {
+                int[] v = {c.userRank() + 1};
+                c.allReduce(v, RedOp.SUM);
+                return v;
+            }, pool)).toList();
+            for (CompletableFuture<int[]> f : fs) {
+                assertEquals(3, f.get(60, TimeUnit.SECONDS)[0]);
+            }
+            // The comms' split hands its root the key too.
+            List<CompletableFuture<Communicator>> kids = comms.stream()
+                    .map(c -> CompletableFuture.supplyAsync(() -> c.split(0, c.userRank()), pool)).toList();
+            for (CompletableFuture<Communicator> k : kids) {
+                assertEquals(2, k.get(60, TimeUnit.SECONDS).count());
+                k.get().close();
+            }
+        } finally {
+            pool.shutdownNow();
+            comms.forEach(Communicator::close);
+        }
     }
 
     @Test

@@ -18,6 +18,7 @@ import org.nccl4j.Result;
 import org.nccl4j.UniqueId;
 import org.nccl4j.Version;
 import org.nccl4j.core.comm.CoreCommunicator;
+import org.nccl4j.core.bootstrap.BootstrapAuth;
 import org.nccl4j.core.init.CommInit;
 import org.nccl4j.core.launch.LaunchEnv;
 import org.nccl4j.core.param.Config;
@@ -119,8 +120,9 @@ public final class CoreRuntime implements NcclRuntime {
         if (nranks < 1) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "nranks " + nranks + " is invalid", "nranks must be at least 1");
         }
-        // Rank 0's settings for the root too (its authentication key, its interface).
-        CommInit.RootedId rooted = CommInit.newRootedId(Config.global().with(configOf.apply(0)));
+        // The root listens where this process's settings say, and authenticates with the ranks' key.
+        CommInit.RootedId rooted = CommInit.newRootedId(Config.global(),
+                BootstrapAuth.of(Config.global().with(configOf.apply(0))));
         UniqueId id = rooted.id();
         // Written here, read by completion callbacks on init threads.
         List<CompletableFuture<Communicator>> futures = new CopyOnWriteArrayList<>();

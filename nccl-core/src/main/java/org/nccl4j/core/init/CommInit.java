@@ -51,6 +51,7 @@ import org.nccl4j.core.wait.CommFailure;
 import org.nccl4j.core.wait.Deadline;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.peer.RankLayout;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 
 /**
  * {@code ncclCommInitRank} and the AllGather1 part of {@code initTransportsRank}, one Java step
@@ -191,6 +192,17 @@ public final class CommInit {
      * @return the id and its root
      */
     public static RootedId newRootedId(Config config) {
+        return newRootedId(config, BootstrapAuth.of(config));
+    }
+
+    /**
+     * {@link #newRootedId(Config)} whose root authenticates with {@code auth}.
+     *
+     * @param config parameters (where the root listens)
+     * @param auth   the ranks' authentication, or {@code null}
+     * @return the id and its root
+     */
+    public static RootedId newRootedId(Config config, ConnectionAuth auth) {
         String commId = config.string(Params.COMM_ID);
         if (commId != null) {
             return new RootedId(BootstrapId.fromCommId(commId).toUniqueId(), null);
@@ -198,7 +210,7 @@ public final class CommInit {
         InetAddress local = BootstrapInterface.select(config, null).address();
         long nonce = BootstrapId.newNonce();
         BootstrapRoot root = BootstrapRoot.start(new InetSocketAddress(local, 0), nonce,
-                initTimeout(config, CommConfig.defaults()), BootstrapAuth.of(config));
+                initTimeout(config, CommConfig.defaults()), auth);
         return new RootedId(new BootstrapId(root.address(), nonce, false).toUniqueId(), root);
     }
 
