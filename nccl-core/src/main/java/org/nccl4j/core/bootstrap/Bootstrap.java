@@ -87,6 +87,12 @@ public final class Bootstrap implements AutoCloseable {
     static final long DEFAULT_HANDSHAKE_MS = 10_000;
     /** NCCL's stagger threshold. */
     static final int STAGGER_RANKS = 128;
+    /**
+     * Messages that arrived before anyone asked for them, at most (the oldest is dropped): each
+     * holds a connection, and without authentication a stranger could otherwise open them until
+     * the descriptors run out.
+     */
+    static final int MAX_UNEXPECTED = 1024;
 
     private final int rank;
     private final int nranks;
@@ -438,6 +444,14 @@ public final class Bootstrap implements AutoCloseable {
                     if (closed.get() || stopper.isStopped()) {
                         Io.closeQuietly(a.channel());
                     } else {
+                        if (unexpected.size() >= MAX_UNEXPECTED) {
+                            // The oldest goes: a receive that is waiting takes its message as it arrives.
+                            Unexpected old = unexpected.pollFirst();
+                            Log.warn("bootstrap %s: dropped the oldest waiting message (tag %d, from rank %d at %s): "
+                                    + "%d messages wait to be received (a flood? set NCCL4J_AUTH_KEY)", ctx, old.tag(),
+                                    old.peer(), SockAddr.text(old.remote()), MAX_UNEXPECTED);
+                            Io.closeQuietly(old.channel());
+                        }
                         unexpected.addLast(new Unexpected(h.rank(), h.tag(), a.channel(), a.remote()));
                     }
                 }
@@ -648,6 +662,13 @@ public final class Bootstrap implements AutoCloseable {
                     ctx + " receiving a message (tag " + tag + ") from rank " + peer + " at " + SockAddr.text(match.remote()));
         } finally {
             Io.closeQuietly(match.channel());
+        }
+    }
+
+    /** @return messages that arrived and wait to be received */
+    int unexpectedCount() {
+        synchronized (unexpected) {
+            return unexpected.size();
         }
     }
 

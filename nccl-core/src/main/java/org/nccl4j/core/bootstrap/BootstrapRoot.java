@@ -117,6 +117,11 @@ public final class BootstrapRoot implements AutoCloseable {
         return start(bindAddress, nonce, null, DEFAULT_HANDSHAKE_MS, auth);
     }
 
+    /** For tests: as {@link #start(InetSocketAddress, long, ConnectionAuth)}, with a handshake limit. */
+    static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, long handshakeMs, ConnectionAuth auth) {
+        return start(bindAddress, nonce, null, handshakeMs, auth);
+    }
+
     private static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, Deadline firstCheckIn,
                                        long handshakeMs, ConnectionAuth auth) {
         if (bindAddress == null || bindAddress.isUnresolved()) {

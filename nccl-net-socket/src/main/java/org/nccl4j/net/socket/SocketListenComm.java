@@ -24,6 +24,12 @@ import org.nccl4j.net.spi.iface.AddressText;
  * as in NCCL), and a group is ready for {@code accept} once all {@code nSocks + 1} arrived.
  */
 final class SocketListenComm implements ListenComm {
+    /**
+     * Connectors whose sockets have not all arrived, at most: each holds connections, and a
+     * stranger could otherwise open groups that never complete until the descriptors run out.
+     */
+    static final int MAX_PARTIAL = 256;
+
     /** The connections of one connector, by index; the control connection is last. */
     static final class Arrival {
         final Channel[] channels;
@@ -103,6 +109,8 @@ final class SocketListenComm implements ListenComm {
                 refusal = "authentication failed: no or another NCCL4J_AUTH_KEY, or a replayed answer";
             } else if (hs.nSocks() != nSocks || hs.index() < 0 || hs.index() > nSocks) {
                 refusal = "socket " + hs.index() + " of " + hs.nSocks() + " does not fit this listener's " + nSocks;
+            } else if (nSocks > 0 && !partial.containsKey(hs.connectorId()) && partial.size() >= MAX_PARTIAL) {
+                refusal = partial.size() + " connectors are still incomplete (a flood? set NCCL4J_AUTH_KEY)";
             } else {
                 Arrival a = partial.computeIfAbsent(hs.connectorId(), id -> new Arrival(nSocks + 1));
                 if (a.channels[hs.index()] != null) {
@@ -149,6 +157,11 @@ final class SocketListenComm implements ListenComm {
             }
         }
         collect(a, new ArrayList<>()).forEach(Channel::close);
+    }
+
+    /** @return connectors some of whose sockets arrived, not all */
+    synchronized int partialCount() {
+        return partial.size();
     }
 
     /**
