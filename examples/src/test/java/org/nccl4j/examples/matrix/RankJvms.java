@@ -138,7 +138,7 @@ public final class RankJvms {
     }
 
     /** Kills (SIGKILL) every java process this JVM started: cleanup after a test failed with ranks still running. */
-    static void killRankJvms() {
+    public static void killRankJvms() {
         rankJvms().forEach(ProcessHandle::destroyForcibly);
     }
 
