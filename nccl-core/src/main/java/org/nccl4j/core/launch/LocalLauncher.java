@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.nccl4j.core.param.Param;
 import org.nccl4j.core.param.Params;
+import org.nccl4j.core.transport.ShmTransport;
 
 /**
  * Starts N rank JVMs on this machine and watches them: nccl4j's own launcher, used by
@@ -224,6 +225,28 @@ public final class LocalLauncher {
         } finally {
             procs.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
             procs.forEach(Process::destroyForcibly);
+            removeSegmentsOfEnded(procs);
+        }
+    }
+
+    /**
+     * A rank killed between creating its shared-memory segments and its peers mapping them
+     * cannot remove their names; its launcher can, once it has ended.
+     */
+    private static void removeSegmentsOfEnded(List<Process> procs) {
+        for (Process p : procs) {
+            try {
+                if (p.waitFor(5, TimeUnit.SECONDS)) {
+                    int n = ShmTransport.removeSegmentsOf(p.pid());
+                    if (n > 0) {
+                        System.err.println("nccl4j launcher: removed " + n + " /dev/shm segment(s) of ended rank process "
+                                + p.pid());
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -61,7 +61,33 @@ public final class ShmTransport implements Transport {
     }
 
     private String fileName(TransportContext ctx, String kind, int channel, int send, int recv) {
-        return String.format("%s%s-%x-%x-%d-%d-%d", PREFIX, kind, ctx.me().pidHash(), ctx.commId(), channel, send, recv);
+        return String.format("%s%s-p%d-%x-%x-%d-%d-%d", PREFIX, kind, ctx.me().pid(), ctx.me().pidHash(), ctx.commId(),
+                channel, send, recv);
+    }
+
+    /**
+     * Removes the segment names a process created and never saw mapped: a rank killed between
+     * creating its segments and its peers mapping them cannot remove them itself. For whoever
+     * knows the process has ended (its launcher).
+     *
+     * @param pid a process that has ended
+     * @return how many names were removed
+     */
+    public static int removeSegmentsOf(long pid) {
+        String mine = "-p" + pid + "-";
+        int n = 0;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(Path.of("/dev/shm"))) {
+            for (Path f : files.toList()) {
+                String name = f.getFileName().toString();
+                if (name.startsWith(PREFIX) && name.contains(mine)) {
+                    ShmSegment.delete(f);
+                    n++;
+                }
+            }
+        } catch (java.io.IOException e) {
+            // No /dev/shm: nothing was created there.
+        }
+        return n;
     }
 
     private Setup setup(TransportContext ctx, int channel, int peer, String name, long size) {

@@ -61,6 +61,30 @@ class ShmTransportTest {
     }
 
     @Test
+    void theSegmentsOfAnEndedProcessAreRemovedAndNoOthers() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        Path dead = Path.of("/dev/shm", "nccl4j-shm-send-p" + p.pid() + "-1-2-0-0-1");
+        Path deadRecv = Path.of("/dev/shm", "nccl4j-shm-recv-p" + p.pid() + "-1-2-0-1-0");
+        Path alive = Path.of("/dev/shm", "nccl4j-shm-send-p" + PID + "-1-2-0-0-1");
+        Path longerPid = Path.of("/dev/shm", "nccl4j-shm-send-p" + p.pid() + "7-1-2-0-0-1");
+        for (Path f : List.of(dead, deadRecv, alive, longerPid)) {
+            Files.write(f, new byte[8]);
+        }
+        try {
+            assertEquals(2, ShmTransport.removeSegmentsOf(p.pid()));
+            assertFalse(Files.exists(dead));
+            assertFalse(Files.exists(deadRecv));
+            assertTrue(Files.exists(alive), "another process's segment stays");
+            assertTrue(Files.exists(longerPid), "a pid that only starts with it is another process");
+        } finally {
+            for (Path f : List.of(dead, deadRecv, alive, longerPid)) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    @Test
     void stepsFlowThroughDevShmAndNamesDisappearOnceConnected() throws Exception {
         long commId = ThreadLocalRandom.current().nextLong();
         Path shm = Path.of("/dev/shm");
@@ -75,7 +99,8 @@ class ShmTransportTest {
             Transport.Setup recv = t.setupRecv(c1, 3, 0);
             Transport.Setup send = t.setupSend(c0, 3, 1);
             String recvName = new String(recv.info(), StandardCharsets.UTF_8);
-            assertEquals("nccl4j-shm-recv-c8-" + Long.toHexString(commId) + "-3-0-1", recvName);
+            // Its creator's pid, so a launcher can remove what a killed rank left (removeSegmentsOf).
+            assertEquals("nccl4j-shm-recv-p" + PID + "-c8-" + Long.toHexString(commId) + "-3-0-1", recvName);
             assertEquals(ConnMem.HEADER + StepKit.buffs(BUFF).total(), Files.size(shm.resolve(recvName)));
             assertEquals(ConnMem.HEADER, Files.size(shm.resolve(new String(send.info(), StandardCharsets.UTF_8))));
             assertEquals(2, segments(shm, commId).size());
