@@ -82,7 +82,7 @@ public final class Trainer {
         coll.broadcast(params, 0); // as DDP: rank 0's initial weights everywhere
         float[] grad = new float[params.length];
         float[] velocity = new float[params.length];
-        int steps = (shard + s.batch() - 1) / s.batch();
+        int steps = steps(shard);
         print("# nccl4j train: MLP %d-%d-%d-%d (%d parameters), spiral of %d samples in %d classes", Spiral.FEATURES,
                 s.hidden(), s.hidden(), CLASSES, params.length, s.samples(), CLASSES);
         print("# %d ranks x %d samples, batch %d per rank (%d global), %d steps per epoch, lr %s momentum %s",
@@ -97,7 +97,7 @@ public final class Trainer {
         // Each step's AllReduce as this rank timed it: with the other ranks' at the end, what
         // the collective itself took is told from waiting for a slower rank's compute. Sized for
         // the most steps an epoch can have (one rank left).
-        double[] stepComm = new double[(s.samples() + s.batch() - 1) / s.batch() * s.epochs()];
+        double[] stepComm = new double[steps(s.samples()) * s.epochs()];
         int recorded = 0;
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
@@ -151,7 +151,7 @@ public final class Trainer {
                 n = comm.count();
                 rank = comm.userRank();
                 shard = shard(n);
-                steps = (shard + s.batch() - 1) / s.batch();
+                steps = steps(shard);
                 order = order(rank, shard);
                 // Back to the epoch's start, the same on every survivor (rank 0's, to be sure).
                 System.arraycopy(savedParams, 0, params, 0, params.length);
@@ -192,6 +192,11 @@ public final class Trainer {
             throw new IllegalArgumentException(s.samples() + " samples cannot be split over " + n + " ranks");
         }
         return shard;
+    }
+
+    /** @return steps per epoch over a shard of {@code shard} samples */
+    private int steps(int shard) {
+        return (shard + s.batch() - 1) / s.batch();
     }
 
     /** @return the indexes of a rank's contiguous shard of the data */

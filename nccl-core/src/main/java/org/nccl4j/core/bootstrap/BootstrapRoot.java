@@ -112,12 +112,7 @@ public final class BootstrapRoot implements AutoCloseable {
         return start(bindAddress, nonce, null, handshakeMs, null);
     }
 
-    /** For tests: a root that waits until closed and authenticates with {@code auth}. */
-    static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, ConnectionAuth auth) {
-        return start(bindAddress, nonce, null, DEFAULT_HANDSHAKE_MS, auth);
-    }
-
-    /** For tests: as {@link #start(InetSocketAddress, long, ConnectionAuth)}, with a handshake limit. */
+    /** For tests: a root that waits until closed, with a handshake limit, and authenticates with {@code auth}. */
     static BootstrapRoot start(InetSocketAddress bindAddress, long nonce, long handshakeMs, ConnectionAuth auth) {
         return start(bindAddress, nonce, null, handshakeMs, auth);
     }

@@ -1,7 +1,5 @@
 package org.nccl4j.core.bootstrap;
 
-import org.nccl4j.net.spi.auth.ConnectionAuth;
-
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -18,6 +16,7 @@ import org.nccl4j.Result;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.wait.Deadline;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 
 /**
  * Deadline-bounded, abort-aware socket operations on non-blocking channels. Every wait is a

@@ -1,12 +1,11 @@
 package org.nccl4j.core.bootstrap;
 
-import org.nccl4j.net.spi.auth.ConnectionAuth;
-
 import java.net.InetSocketAddress;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.nccl4j.Result;
+import org.nccl4j.net.spi.auth.ConnectionAuth;
 
 /**
  * The bootstrap wire format (see {@link Bootstrap} for the overview). All integers big-endian.

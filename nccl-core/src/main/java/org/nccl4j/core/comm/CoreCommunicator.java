@@ -3,14 +3,14 @@ package org.nccl4j.core.comm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.List;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.nccl4j.CommConfig;
-import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
@@ -105,7 +105,6 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         this.failure = failure;
         this.commConfig = commConfig;
         this.children = children;
-        failure.name("rank " + rank);
         // The host backend's implementation of the device SPI runs the host engine.
         this.onDevice = onDevice != null ? onDevice
                 : new HostCollectives(this, engine, device, abortFlag, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L);

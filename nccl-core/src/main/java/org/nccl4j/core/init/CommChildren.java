@@ -46,7 +46,8 @@ public final class CommChildren implements ChildComms {
         int seq = parent.nextChildSeq();
         Bootstrap b = parent.bootstrap();
         int rank = b.rank();
-        Deadline deadline = Deadline.after(CommInit.initTimeout(Config.global().with(config), config));
+        Config childConfig = Config.global().with(config);
+        Deadline deadline = Deadline.after(CommInit.initTimeout(childConfig, config));
         byte[] all = b.allGather(ByteBuffer.allocate(8).putInt(color).putInt(key).array(), deadline);
         ByteBuffer in = ByteBuffer.wrap(all);
         int[] colors = new int[b.nranks()];
@@ -62,7 +63,7 @@ public final class CommChildren implements ChildComms {
         int[] members = IntStream.range(0, colors.length).filter(r -> colors[r] == color).boxed()
                 .sorted(Comparator.<Integer>comparingInt(r -> keys[r]).thenComparingInt(r -> r))
                 .mapToInt(Integer::intValue).toArray();
-        return join(parent, members, seq, "split " + seq + " color " + color, config, deadline, false);
+        return join(parent, members, seq, "split " + seq + " color " + color, config, childConfig, deadline, false);
     }
 
     @Override
@@ -70,17 +71,19 @@ public final class CommChildren implements ChildComms {
         int seq = parent.nextChildSeq();
         int[] members = IntStream.range(0, parent.bootstrap().nranks())
                 .filter(r -> Arrays.binarySearch(excluded, r) < 0).toArray();
-        Deadline deadline = Deadline.after(CommInit.initTimeout(Config.global().with(config), config));
+        Config childConfig = Config.global().with(config);
+        Deadline deadline = Deadline.after(CommInit.initTimeout(childConfig, config));
         return join(parent, members, seq, "shrink " + seq + " without ranks " + Arrays.toString(excluded), config,
-                deadline, true);
+                childConfig, deadline, true);
     }
 
     /**
-     * @param members  the parent ranks of the new communicator, in new-rank order; this rank among them
-     * @param recovery whether the parent may have failed (the hand-over then ignores its abort flag)
+     * @param members     the parent ranks of the new communicator, in new-rank order; this rank among them
+     * @param childConfig the parameters {@code config} gives (where the root's key is read)
+     * @param recovery    whether the parent may have failed (the hand-over then ignores its abort flag)
      */
     private static CoreCommunicator join(CoreCommunicator parent, int[] members, int seq, String what,
-                                         CommConfig config, Deadline deadline, boolean recovery) {
+                                         CommConfig config, Config childConfig, Deadline deadline, boolean recovery) {
         Bootstrap b = parent.bootstrap();
         int rank = b.rank();
         int newRank = IntStream.range(0, members.length).filter(i -> members[i] == rank).findFirst().orElseThrow();
@@ -95,7 +98,7 @@ public final class CommChildren implements ChildComms {
                 Duration timeout = Duration.ofMillis(Math.max(1, deadline.remainingMillis()));
                 long nonce = BootstrapId.newNonce();
                 root = BootstrapRoot.start(new InetSocketAddress(b.listenAddress().getAddress(), 0), nonce, timeout,
-                        BootstrapAuth.of(Config.global().with(config)));
+                        BootstrapAuth.of(childConfig));
                 id = new BootstrapId(root.address(), nonce, false).toUniqueId();
                 for (int i = 1; i < members.length; i++) {
                     if (recovery) {

@@ -138,7 +138,7 @@ public final class CommInit {
                     rank, nranks, layout.nodeCount(), layout.localRanks().length, layout.localRank(), dev.backend(),
                     devIndex, dev.busIdText());
 
-            CommFailure failure = new CommFailure(abort);
+            CommFailure failure = new CommFailure(abort, "rank " + rank);
             arena = Arena.ofShared();
             Connected connected = connect(rank, peers, layout, config, net, bootstrap, abort, arena, proxy, failure,
                     bid.nonce(), deadline, backend, dev);

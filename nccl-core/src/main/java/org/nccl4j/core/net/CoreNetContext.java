@@ -1,5 +1,9 @@
 package org.nccl4j.core.net;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Map;
 import org.nccl4j.core.debug.DebugLog;
 import org.nccl4j.core.debug.Level;
@@ -56,11 +60,10 @@ final class CoreNetContext implements NetContext {
 
     private static String fingerprint(String secret) {
         try {
-            byte[] h = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(h, 0, 4);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            return "?";
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(h, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            return "?"; // every JDK has SHA-256
         }
     }
 

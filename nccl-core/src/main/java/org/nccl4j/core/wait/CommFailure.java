@@ -17,11 +17,16 @@ public final class CommFailure {
     private final AbortFlag abort;
     /** Listeners not yet called; guarded by itself. */
     private final List<Consumer<? super NcclException>> listeners = new ArrayList<>();
-    private String name = "nccl4j";
+    /** Names the threads that call listeners, e.g. "rank 1". */
+    private final String name;
 
-    /** @param abort the communicator's abort flag */
-    public CommFailure(AbortFlag abort) {
+    /**
+     * @param abort the communicator's abort flag
+     * @param name  whose failures these are, e.g. "rank 1"
+     */
+    public CommFailure(AbortFlag abort, String name) {
         this.abort = abort;
+        this.name = name;
     }
 
     /** @return the first failure, or {@code null} */
@@ -46,11 +51,6 @@ public final class CommFailure {
             now.forEach(l -> deliver(l, e));
         }
         abort.set(where + " failed: " + e.getMessage());
-    }
-
-    /** @param name names the threads that call listeners, e.g. "rank 1" */
-    public void name(String name) {
-        this.name = name;
     }
 
     /**
@@ -83,7 +83,8 @@ public final class CommFailure {
         Thread.ofPlatform().daemon().name("nccl4j async error " + name).start(() -> {
             try {
                 listener.accept(e);
-            } catch (RuntimeException | Error t) {
+            } catch (RuntimeException t) {
+                // An Error goes on to the thread's uncaught-exception handler.
                 Log.warn("async error listener of %s threw %s", name, t);
             }
         });

@@ -39,7 +39,7 @@ class BootstrapAuthTest {
     void aForgedCheckInAtTheRootIsRefusedAndTheRanksWithTheKeyFormTheBootstrap() {
         assertTimeoutPreemptively(LIMIT, () -> {
             long nonce = BootstrapId.newNonce();
-            try (BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce, KEY)) {
+            try (BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce, BootstrapRoot.DEFAULT_HANDSHAKE_MS, KEY)) {
                 BootstrapId id = BootstrapHarness.idFor(root, nonce);
                 // Before the real rank 1: a check-in as rank 1 of 2, right nonce, an answer under another key. Taken,
                 // it would give rank 0 a ring neighbour that is not there (or the real rank 1 a
@@ -154,7 +154,7 @@ class BootstrapAuthTest {
     private record Pair(long nonce, BootstrapRoot root, Bootstrap b0, Bootstrap b1) implements AutoCloseable {
         static Pair start(ConnectionAuth auth) throws Exception {
             long nonce = BootstrapId.newNonce();
-            BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce, auth);
+            BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce, BootstrapRoot.DEFAULT_HANDSHAKE_MS, auth);
             BootstrapId id = BootstrapHarness.idFor(root, nonce);
             List<BootstrapHarness.Outcome<Bootstrap>> out = BootstrapHarness.parallel(2,
                     r -> Bootstrap.init(id, r, 2, LO, Deadline.afterMillis(10_000), null, 20_000, 10_000, auth));

@@ -87,13 +87,16 @@ class SplitShrinkTest {
             List<Communicator> children = new CopyOnWriteArrayList<>();
             try {
                 List<CompletableFuture<NcclException>> heard = new ArrayList<>();
+                List<CompletableFuture<String>> heardOn = new ArrayList<>();
                 for (Communicator c : comms.subList(0, 2)) {
                     CompletableFuture<NcclException> f = new CompletableFuture<>();
+                    CompletableFuture<String> on = new CompletableFuture<>();
                     c.onAsyncError(e -> {
+                        on.complete(Thread.currentThread().getName());
                         f.complete(e);
-                        assertNotEquals("main", Thread.currentThread().getName());
                     });
                     heard.add(f);
+                    heardOn.add(on);
                 }
                 comms.get(2).abort(); // rank 2 is gone
                 List<NcclException> failed = onEachRank(comms.subList(0, 2),
@@ -102,6 +105,7 @@ class SplitShrinkTest {
                     assertEquals(Result.REMOTE_ERROR, failed.get(r).result(), "rank " + r + ": " + failed.get(r));
                     NcclException e = heard.get(r).get(10, TimeUnit.SECONDS);
                     assertEquals(comms.get(r).asyncError(), e.result(), "the listener hears the async error");
+                    assertNotEquals("main", heardOn.get(r).get(), "the listener runs on a thread of its own");
                 }
                 List<Communicator> kids = onEachRank(comms.subList(0, 2), c -> c.shrink(2));
                 children.addAll(kids);

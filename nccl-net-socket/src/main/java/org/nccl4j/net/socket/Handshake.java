@@ -29,7 +29,6 @@ record Handshake(long connectorId, int index, int nSocks) {
                 .putInt(index).putInt(nSocks).array();
     }
 
-
     /**
      * @param bytes {@value #SIZE} received bytes
      * @return the handshake, or {@code null} if the magic is wrong

@@ -80,15 +80,15 @@ final class PendingConnect {
                     })
                     .connect(handle.address());
             p.channels[i] = cf.channel();
-            Handshake hs = new Handshake(connectorId, index, nSocks);
+            byte[] hs = new Handshake(connectorId, index, nSocks).bytes();
             cf.addListener(connected -> {
                 if (!connected.isSuccess()) {
                     p.fail(connected.cause());
                 } else if (challenge == null) {
-                    p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs.bytes()));
+                    p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs));
                 } else {
-                    challenge.then(c -> p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs.bytes(),
-                            auth.answer(Handshake.AUTH_PURPOSE, c, hs.bytes()))));
+                    challenge.then(c -> p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs,
+                            auth.answer(Handshake.AUTH_PURPOSE, c, hs))));
                 }
             });
         }
