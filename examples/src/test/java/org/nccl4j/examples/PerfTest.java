@@ -62,7 +62,7 @@ class PerfTest {
                 lines.get(10));
         // First row: %12li  %12li  %8s  %6s  %6i, then twice "  %7s  %6s  %6s  %6g".
         assertTrue(lines.get(11).matches("           8             2     float     sum      -1"
-                + "(  [ .0-9e+]{7}  [ .0-9e+]{6}  [ .0-9e+]{6}       0){2}  (Ring|Tree)/(LL|LL128|Simple)/[0-9]+"),
+                + "(  [ .0-9e+]{7}  [ .0-9e+]{6}  [ .0-9e+]{6}       0){2}  (Ring|Tree|RecDbl)/(LL|LL128|Simple)/[0-9]+"),
                 lines.get(11));
         PerfTable t = PerfTable.parse(lines);
         t.assertCleanSweep(8, 1 << 20, 2);

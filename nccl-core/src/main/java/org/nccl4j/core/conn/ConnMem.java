@@ -67,13 +67,18 @@ public final class ConnMem {
     }
 
     /**
+     * Publishes a counter and wakes the threads asleep on it. No fence between the store and the
+     * look at the sleepers (a fence per step waited for every store in flight, the data lines'
+     * included, on the hot path of every step): a sleeper that counts itself in just as the
+     * store is still on its way may miss this wake, and then sleeps out its bounded sleep
+     * ({@link Futex#MAX_SLEEP_NANOS}) unless a later publish wakes it; threads only sleep after
+     * milliseconds of waiting (see {@code Waiter}).
+     *
      * @param header a header segment
-     * @param value  the new counter, published with release semantics; threads asleep on it
-     *               are woken
+     * @param value  the new counter, published with release semantics
      */
     public static void publish(MemorySegment header, long value) {
         LONG.setRelease(header, COUNTER, value);
-        VarHandle.fullFence();
         if ((int) INT.getOpaque(header, SLEEPERS) != 0) {
             Futex.wakeAll(header, COUNTER);
         }

@@ -277,7 +277,7 @@ public final class CommInit {
             int[] down = java.util.Arrays.stream(ch.tree.down).filter(d -> d >= 0).toArray();
             plans.add(new ChannelPlan(c, ch.ring.userRanks, ch.tree.up, down, ch.tree.depth));
         }
-        ModelAlgoChooser chooser = new ModelAlgoChooser(topo.model());
+        ModelAlgoChooser chooser = new ModelAlgoChooser(topo.model(), config.string(Params.ALGO));
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
                 if (proxy.get() == null) {

@@ -17,6 +17,20 @@ public interface AlgoChooser {
      */
     Choice choose(CollOp op, int nranks);
 
+    /** Most ranks recursive doubling runs on: each rank connects to log2(ranks) partners at init. */
+    int MAX_RECDBL_RANKS = 16;
+    /** Fewest: with two ranks it saves no hop that costs (measured), with three one hop of four. */
+    int MIN_RECDBL_RANKS = 4;
+
+    /**
+     * @param nranks ranks of the communicator
+     * @return whether {@link #choose} may return {@link Algorithm#RECURSIVE_DOUBLING} (the engine
+     *     then connects each rank to its partners at init)
+     */
+    default boolean mayChooseRecursiveDoubling(int nranks) {
+        return false;
+    }
+
     /**
      * An algorithm, a protocol and how many of the communicator's channels run the call.
      *

@@ -15,11 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.nccl4j.NcclException;
@@ -27,6 +22,7 @@ import org.nccl4j.Result;
 import org.nccl4j.core.bootstrap.Bootstrap;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.param.Params;
 import org.nccl4j.core.op.P2pOp;
 import org.nccl4j.core.reduce.Reducer;
 import org.nccl4j.core.transport.Conn;
@@ -59,8 +55,10 @@ public final class Engine implements AutoCloseable {
     private final AlgoChooser chooser;
     private final Map<Integer, Conn> p2pSend = new HashMap<>();
     private final Map<Integer, Conn> p2pRecv = new HashMap<>();
+    /** This rank's recursive-doubling exchanges, their connections made at init; {@code null} if it has none. */
+    private List<RecursiveDoubling.Exchange> rdPlan;
     private final Waiter waiter;
-    private final ExecutorService workers;
+    private final ChannelWorkers workers;
     private final ReentrantLock lock = new ReentrantLock();
     private final long connectTimeoutMs;
     private final CommFailure failure;
@@ -83,8 +81,8 @@ public final class Engine implements AutoCloseable {
         this.connectTimeoutMs = connectTimeoutMs;
         this.failure = failure;
         this.workers = channels.size() > 1
-                ? Executors.newFixedThreadPool(channels.size() - 1,
-                        Thread.ofPlatform().daemon().name("nccl4j-rank" + ctx.rank() + "-channel-", 1).factory())
+                ? new ChannelWorkers(channels.size() - 1, "nccl4j-rank" + ctx.rank() + "-channel-",
+                        waiter.channelSpinNanos(channels.size(), ctx.config().integer(Params.CHANNEL_SPIN_US) * 1_000L))
                 : null;
         if (ctx.abort() != null) {
             ctx.abort().onAbort(markFailed);
@@ -199,7 +197,30 @@ public final class Engine implements AutoCloseable {
         Set<Conn> all = Collections.newSetFromMap(new IdentityHashMap<>());
         all.addAll(conns.sends().values());
         all.addAll(conns.recvs().values());
-        return new Engine(ctx, setup, bootstrap, List.copyOf(channels), all, chooser, waiter, connectTimeoutMs, failure);
+        Engine engine = new Engine(ctx, setup, bootstrap, List.copyOf(channels), all, chooser, waiter, connectTimeoutMs,
+                failure);
+        if (chooser.mayChooseRecursiveDoubling(ctx.nranks())) {
+            try {
+                engine.connectRecursiveDoubling(deadline);
+            } catch (RuntimeException | Error e) {
+                engine.stop();
+                throw e;
+            }
+        }
+        return engine;
+    }
+
+    /**
+     * Connects this rank to its recursive-doubling partners at init, as the rings and trees are:
+     * connected on a first call instead, a partner that had died since init would hold the
+     * survivors in the connect until its deadline rather than fail them at once.
+     */
+    private void connectRecursiveDoubling(Deadline deadline) {
+        List<RecursiveDoubling.Exchange> plan = RecursiveDoubling.plan(ctx.rank(), ctx.nranks());
+        List<Link> links = plan.stream().map(e -> new Link(P2P_CHANNEL, e.peer())).distinct().sorted(LINK_ORDER)
+                .toList();
+        connectPeers(links, links, deadline);
+        rdPlan = plan;
     }
 
     private static final Comparator<Link> LINK_ORDER = Comparator.comparingInt(Link::channel).thenComparingInt(Link::peer);
@@ -278,13 +299,19 @@ public final class Engine implements AutoCloseable {
     }
 
     private void runCollective(CollOp op) {
-        if (op.algorithm() == Algorithm.TREE && op.func() != CollOp.Func.ALL_REDUCE) {
-            throw NcclException.of(Result.INVALID_USAGE, op.func() + " cannot run with the Tree algorithm",
-                    "Tree runs AllReduce only; choose Ring for other collectives");
+        if ((op.algorithm() == Algorithm.TREE || op.algorithm() == Algorithm.RECURSIVE_DOUBLING)
+                && op.func() != CollOp.Func.ALL_REDUCE) {
+            throw NcclException.of(Result.INVALID_USAGE, op.func() + " cannot run with the "
+                    + op.algorithm().ncclName() + " algorithm", op.algorithm().ncclName()
+                    + " runs AllReduce only; choose Ring for other collectives");
         }
         int n = ctx.nranks();
         if (n == 1) {
             copyLocal(op);
+            return;
+        }
+        if (op.algorithm() == Algorithm.RECURSIVE_DOUBLING) {
+            runRecursiveDoubling(op);
             return;
         }
         int nc = op.nChannels() > 0 ? Math.min(op.nChannels(), channels.size()) : channels.size();
@@ -295,24 +322,10 @@ public final class Engine implements AutoCloseable {
         // The first channel to fail is the cause: it is recorded before the abort it triggers,
         // so the other channels' "aborted" failures never win.
         AtomicReference<Throwable> first = new AtomicReference<>();
-        List<CompletableFuture<Void>> others = new ArrayList<>();
-        for (int c = 1; c < nc; c++) {
-            int bid = c;
-            others.add(CompletableFuture.runAsync(() -> runChannelOrFail(op, bid, nc, first), workers));
-        }
         try {
-            runChannelOrFail(op, 0, nc, first);
+            workers.run(nc, bid -> runChannelOrFail(op, bid, nc, first));
         } catch (RuntimeException e) {
             // recorded in first
-        }
-        for (CompletableFuture<Void> f : others) {
-            try {
-                f.join();
-            } catch (CompletionException e) {
-                if (e.getCause() instanceof Error err) {
-                    throw err;
-                }
-            }
         }
         if (first.get() instanceof RuntimeException e) {
             throw e;
@@ -367,6 +380,27 @@ public final class Engine implements AutoCloseable {
             case BROADCAST -> RingKernels.broadcast(p, ch.ring, op.root(), op.in(), op.out(), op.count() * ts, split);
             case REDUCE -> RingKernels.reduce(p, ch.ring, op.root(), op.in(), op.out(), op.count(), ts, split);
         }
+    }
+
+    /**
+     * An AllReduce by recursive doubling, on the calling thread, over the point-to-point
+     * connections to this rank's partners (connected on first use, as sends and receives are).
+     */
+    private void runRecursiveDoubling(CollOp op) {
+        if (rdPlan == null) {
+            throw NcclException.of(Result.INVALID_USAGE, "rank " + ctx.rank() + " of " + ctx.nranks()
+                    + " has no recursive-doubling connections", "NCCL_ALGO=RecDbl applies from 4 to "
+                    + AlgoChooser.MAX_RECDBL_RANKS + " ranks; choose Ring or Tree otherwise");
+        }
+        Reducer reducer = Reducer.of(op.type(), op.op(), ctx.nranks());
+        Staging staging = channels.get(0).staging;
+        Prims[] prims = new Prims[rdPlan.size()];
+        for (int e = 0; e < prims.length; e++) {
+            int peer = rdPlan.get(e).peer();
+            prims[e] = new Prims(new Conn[] {p2pRecv.get(peer)}, new Conn[] {p2pSend.get(peer)}, reducer,
+                    op.type().size(), waiter, op.protocol(), staging);
+        }
+        RecursiveDoubling.allReduce(rdPlan, prims, op.in(), op.out(), op.count(), op.type().size());
     }
 
     /**
@@ -425,11 +459,17 @@ public final class Engine implements AutoCloseable {
                 recvs.add(l);
             }
         }
+        connectPeers(recvs, sends, Deadline.afterMillis(connectTimeoutMs));
+    }
+
+    /** Connects the point-to-point connections named that are not connected yet; every peer named does the same. */
+    private void connectPeers(List<Link> recvLinks, List<Link> sendLinks, Deadline deadline) {
+        List<Link> recvs = recvLinks.stream().filter(l -> !p2pRecv.containsKey(l.peer())).toList();
+        List<Link> sends = sendLinks.stream().filter(l -> !p2pSend.containsKey(l.peer())).toList();
         if (recvs.isEmpty() && sends.isEmpty()) {
             return;
         }
-        TransportSetup.Connected c = setup.connect(bootstrap, recvs, sends, P2P_TAG,
-                Deadline.afterMillis(connectTimeoutMs));
+        TransportSetup.Connected c = setup.connect(bootstrap, recvs, sends, P2P_TAG, deadline);
         synchronized (connsLock) {
             c.sends().forEach((l, conn) -> p2pSend.put(l.peer(), conn));
             c.recvs().forEach((l, conn) -> p2pRecv.put(l.peer(), conn));
@@ -453,18 +493,10 @@ public final class Engine implements AutoCloseable {
      * @return whether everything was released
      */
     public boolean stop() {
-        if (workers != null) {
-            workers.shutdownNow();
-            try {
-                if (!workers.awaitTermination(STOP_MILLIS, TimeUnit.MILLISECONDS)) {
-                    Log.warn("rank %d: channel workers still running after %d ms; "
-                            + "their connections are not freed", ctx.rank(), STOP_MILLIS);
-                    return false;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+        if (workers != null && !workers.stop(STOP_MILLIS)) {
+            Log.warn("rank %d: channel workers still running after %d ms; their connections are not freed", ctx.rank(),
+                    STOP_MILLIS);
+            return false;
         }
         synchronized (connsLock) {
             connsClosed = true;

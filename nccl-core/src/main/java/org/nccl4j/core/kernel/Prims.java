@@ -89,7 +89,18 @@ public final class Prims {
 
     /** Reduces the received data with {@code src} into {@code dst}. */
     void recvReduceCopy(MemorySegment src, long sOff, MemorySegment dst, long dOff, long nelem, boolean post) {
-        run(RECV | REDUCE | SRC | DST, src, sOff, dst, dOff, nelem, true, post);
+        recvReduceCopy(src, sOff, dst, dOff, nelem, true, post);
+    }
+
+    /** The same, with {@code src} taken as is when {@code pre} is false (data already pre-op'd). */
+    void recvReduceCopy(MemorySegment src, long sOff, MemorySegment dst, long dOff, long nelem, boolean pre,
+                        boolean post) {
+        run(RECV | REDUCE | SRC | DST, src, sOff, dst, dOff, nelem, pre, post);
+    }
+
+    /** @return elements a step carries: a call of at most this many moves in one step */
+    long sliceElems() {
+        return sliceBytes / typeSize;
     }
 
     /** Reduces the received data with {@code src} into {@code dst} and sends the result on. */
@@ -188,9 +199,18 @@ public final class Prims {
         }
     }
 
+    /**
+     * Waits until every send connection has a free slot. The head last seen is kept on the
+     * connection and the shared one read only when that is not enough (NCCL's
+     * {@code sendConnHeadCache}): about once in {@link ConnMem#STEPS} steps instead of every
+     * step, each read a cache line the receiver wrote.
+     */
     private void awaitCredit() {
         for (Conn c : sends) {
-            waiter.await(c, c.step() + 1 - ConnMem.STEPS, "credit");
+            long need = c.step() + 1 - ConnMem.STEPS;
+            if (need > c.creditSeen()) {
+                c.creditSeen(waiter.await(c, need, "credit"));
+            }
         }
     }
 

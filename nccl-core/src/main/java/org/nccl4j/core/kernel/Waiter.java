@@ -56,6 +56,8 @@ public final class Waiter {
     private final long timeoutNanos;
     private final long spinNanos;
     private final long proxySpinNanos;
+    private final int localRanks;
+    private final int cores;
 
     /**
      * @param abort        the communicator's abort flag
@@ -68,8 +70,23 @@ public final class Waiter {
         this.abort = abort;
         this.asyncError = asyncError;
         this.timeoutNanos = timeoutNanos;
+        this.localRanks = localRanks;
+        this.cores = cores;
         this.spinNanos = localRanks > cores ? OVERSUBSCRIBED_SPIN_NANOS : SPIN_NANOS;
         this.proxySpinNanos = (long) localRanks * THREADS_PER_NET_RANK > cores ? OVERSUBSCRIBED_SPIN_NANOS : spinNanos;
+    }
+
+    /**
+     * How long an idle channel thread polls for its next call: as configured while every local
+     * rank's channel threads have a core each, else not at all (a poller would take the core
+     * a peer's kernel needs).
+     *
+     * @param threadsPerRank threads each local rank runs channels on
+     * @param configured     {@code NCCL4J_CHANNEL_SPIN_US}, in ns
+     * @return the polling time, in ns
+     */
+    public long channelSpinNanos(int threadsPerRank, long configured) {
+        return (long) localRanks * threadsPerRank > cores ? 0 : configured;
     }
 
     /**

@@ -127,6 +127,12 @@ public final class Params {
             "a collective that sees no progress from a peer for this long fails with TIMEOUT, in milliseconds; on GPUs,"
                     + " work unfinished this long after its enqueue aborts the communicator (the watchdog)");
 
+    /** Idle channel workers' polling. */
+    public static final Param CHANNEL_SPIN_US = integer("NCCL4J_CHANNEL_SPIN_US", "1000",
+            "host backend: how long a channel's thread (channels beyond the first) polls for the next call before it "
+                    + "sleeps, in microseconds; a call that finds it asleep pays a wake-up. 0 = sleep at once; "
+                    + "with more channel threads than cores it sleeps at once anyway");
+
     // Devices.
     /** Device backend. */
     public static final Param DEVICE = str("NCCL4J_DEVICE", null,
@@ -248,7 +254,7 @@ public final class Params {
     public static final Param COLLNET_NODE_THRESHOLD = integer("NCCL_COLLNET_NODE_THRESHOLD", "2",
             "fewest nodes for which CollNet is used", NO_COLLNET);
     /** Algorithms. */
-    public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet list; ^ excludes");
+    public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet, RecDbl (host backend, AllReduce) list; ^ excludes");
     /** Protocols. */
     public static final Param PROTO = str("NCCL_PROTO", null, "protocols allowed: LL, LL128, Simple list; ^ excludes");
     /** Threads per block. */

@@ -28,6 +28,8 @@ public final class Conn {
     long step;
     /** Receive steps whose protocol the proxy was told ({@link #announce}). */
     private long announced;
+    /** Kernel-side cache of the counter in {@link #waitHeader}; starts below any step's need. */
+    private long creditSeen = Long.MIN_VALUE;
 
     /**
      * @param description   {@code "channel 0 send to rank 1 via SHM"}, for errors
@@ -139,6 +141,16 @@ public final class Conn {
     /** @param s the new step count */
     public void step(long s) {
         step = s;
+    }
+
+    /** @return the peer's counter (the head of a send connection) as last read by this side's kernel */
+    public long creditSeen() {
+        return creditSeen;
+    }
+
+    /** @param v the peer's counter just read */
+    public void creditSeen(long v) {
+        creditSeen = v;
     }
 
     /** Tells the peer this side's communicator failed or was aborted ({@link ConnMem#FAILED}). */

@@ -23,9 +23,10 @@ import org.nccl4j.core.proto.Protocol;
 
 /**
  * The thread matrix's CI sample with each algorithm and protocol forced through
- * {@code NCCL_ALGO} and {@code NCCL_PROTO}: Ring and Tree × LL, LL128 and Simple, on two ranks
- * with one channel and on four ranks with two channels. Tree runs AllReduce only, so its sample
- * is AllReduce cases; the other collectives still run (on Ring) in the Ring combinations.
+ * {@code NCCL_ALGO} and {@code NCCL_PROTO}: Ring, Tree and the host engine's recursive doubling
+ * × LL, LL128 and Simple, on three ranks with two channels (recursive doubling on four, and on
+ * five and six). Tree and recursive doubling run AllReduce only, so their sample is AllReduce cases;
+ * the other collectives still run (on Ring) in the Ring combinations.
  */
 class ProtocolMatrixTest {
     static Stream<Arguments> combos() {
@@ -35,7 +36,45 @@ class ProtocolMatrixTest {
                 a.add(Arguments.of(algo, proto, 3, 2));
             }
         }
+        // Recursive doubling (4 to 16 ranks) with a power of two (no folding), and with five and
+        // six ranks (one and two folded pairs).
+        for (Protocol proto : Protocol.values()) {
+            a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, proto, 4, 2));
+        }
+        a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, Protocol.LL128, 5, 1));
+        a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, Protocol.LL, 6, 1));
+        a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, Protocol.SIMPLE, 6, 1));
         return a.stream();
+    }
+
+    @org.junit.jupiter.api.Test
+    void recursiveDoublingIsNotChosenBelowFourRanksEvenWhenNamedAlone() {
+        assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
+            for (int n : new int[] {2, 3}) {
+                List<Communicator> comms = Nccl.commInitAll(n, CommConfig.builder().param("NCCL_ALGO", "RecDbl").build());
+                try {
+                    CollOp probe = new CollOp(CollOp.Func.ALL_REDUCE, MemorySegment.NULL, MemorySegment.NULL, 1,
+                            DataType.FLOAT32, RedOp.SUM, -1);
+                    assertEquals(Algorithm.RING, ((CoreCommunicator) comms.get(0)).engine().choose(probe).algorithm(),
+                            n + " ranks");
+                    ThreadMatrixTest.run(comms, List.of(new CollectiveCase("allreduce", DataType.INT32, RedOp.SUM, 7,
+                            false, 0)));
+                } finally {
+                    comms.forEach(Communicator::close);
+                }
+            }
+        });
+    }
+
+    /** The sample's AllReduce cases, and AVG and MIN (which the sample's walk skips), whose pre- and post-ops matter. */
+    private static List<CollectiveCase> allReduceCases(int nranks) {
+        List<CollectiveCase> cases = new ArrayList<>(MatrixCases.cases(nranks, 12, "allreduce"));
+        for (DataType t : List.of(DataType.INT32, DataType.FLOAT32, DataType.UINT8)) {
+            cases.add(new CollectiveCase("allreduce", t, RedOp.AVG, 300_007, false, 0));
+            cases.add(new CollectiveCase("allreduce", t, RedOp.AVG, 7, true, 0));
+        }
+        cases.add(new CollectiveCase("allreduce", DataType.FLOAT64, RedOp.MIN, 1_048_583, true, 0));
+        return cases;
     }
 
     @ParameterizedTest(name = "{0} {1}, {2} ranks, {3} channels")
@@ -52,8 +91,7 @@ class ProtocolMatrixTest {
                 CollOp chosen = ((CoreCommunicator) comms.get(0)).engine().choose(probe);
                 assertEquals(algo, chosen.algorithm());
                 assertEquals(proto, chosen.protocol());
-                ThreadMatrixTest.run(comms, algo == Algorithm.TREE ? MatrixCases.cases(nranks, 12, "allreduce")
-                        : MatrixCases.cases(nranks, 20));
+                ThreadMatrixTest.run(comms, algo != Algorithm.RING ? allReduceCases(nranks) : MatrixCases.cases(nranks, 20));
             } finally {
                 comms.forEach(Communicator::close);
             }

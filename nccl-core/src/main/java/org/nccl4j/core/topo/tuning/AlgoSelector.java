@@ -37,7 +37,7 @@ public final class AlgoSelector {
         float minTime = NO_TIME;
         Algorithm algorithm = null;
         Protocol protocol = null;
-        for (Algorithm a : Algorithm.values()) {
+        for (Algorithm a : Algorithm.NCCL) {
             if (a == Algorithm.COLLNET && collNetTypeSupport != 1) {
                 continue;
             }

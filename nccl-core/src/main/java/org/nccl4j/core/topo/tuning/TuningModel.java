@@ -26,10 +26,10 @@ public final class TuningModel {
     private static final int PATH_PXB = 4;
     private static final int LINK_NVL = 1;
     private static final int NFUNC = CollFunc.values().length;
-    private static final int NALGO = Algorithm.values().length;
+    private static final int NALGO = Algorithm.NCCL.size();
     private static final int NPROTO = Protocol.values().length;
     private static final String[] PROTO_NAMES = Arrays.stream(Protocol.values()).map(Protocol::ncclName).toArray(String[]::new);
-    private static final String[] ALGO_NAMES = Arrays.stream(Algorithm.values()).map(Algorithm::ncclName).toArray(String[]::new);
+    private static final String[] ALGO_NAMES = Algorithm.NCCL.stream().map(Algorithm::ncclName).toArray(String[]::new);
 
     private final TuningContext ctx;
     private final TuningProfile profile;
@@ -119,7 +119,7 @@ public final class TuningModel {
         for (CollFunc coll : CollFunc.values()) {
             int nsteps = steps(coll, nRanks);
             int nInterSteps = steps(coll, nNodes);
-            for (Algorithm algo : Algorithm.values()) {
+            for (Algorithm algo : Algorithm.NCCL) {
                 if (coll != CollFunc.ALL_REDUCE && algo != Algorithm.RING) {
                     continue;
                 }
@@ -195,7 +195,7 @@ public final class TuningModel {
     private float[][][] hwLatencies() {
         float[][][] t = new float[3][NALGO][NPROTO];
         for (int hw = 0; hw < 3; hw++) {
-            for (Algorithm a : Algorithm.values()) {
+            for (Algorithm a : Algorithm.NCCL) {
                 for (Protocol p : Protocol.values()) {
                     t[hw][a.code()][p.code()] = profile.hwLat(hw, a, p);
                 }
@@ -238,7 +238,8 @@ public final class TuningModel {
             if (algoEnable[ring] == 0 && algoEnable[tree] == 0) {
                 algoEnable[ring] = 1;
                 algoEnable[tree] = 1;
-                if (ctx.rank() == 0) {
+                // NCCL_ALGO=RecDbl (the host engine's own) leaves Ring and Tree for what it cannot run.
+                if (ctx.rank() == 0 && !RecDblEnable.forced(algoStr)) {
                     Log.warn("CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET");
                 }
             }

@@ -26,7 +26,7 @@ public final class TuningPrinter {
     public static List<String> tuneLines(TuningModel model) {
         List<String> out = new ArrayList<>();
         for (CollFunc c : CollFunc.values()) {
-            for (Algorithm a : Algorithm.values()) {
+            for (Algorithm a : Algorithm.NCCL) {
                 for (Protocol p : Protocol.values()) {
                     out.add("TUNE " + c.ncclName() + " " + a.ncclName() + " " + p.ncclName() + " lat "
                             + CFormat.fixed(model.latency(c, a, p), 4) + " bw " + CFormat.fixed(model.bandwidth(c, a, p), 4));
@@ -75,7 +75,7 @@ public final class TuningPrinter {
         List<String> out = new ArrayList<>();
         StringBuilder header = new StringBuilder("Latency/AlgBw |");
         StringBuilder threads = new StringBuilder(" Max NThreads |");
-        for (Algorithm a : Algorithm.values()) {
+        for (Algorithm a : Algorithm.NCCL) {
             for (Protocol p : Protocol.values()) {
                 header.append(String.format(" %7s/%6s |", a.ncclName(), p.ncclName()));
                 threads.append(String.format(" %14d |", model.maxThreads(a, p)));
@@ -85,7 +85,7 @@ public final class TuningPrinter {
         out.add(threads.toString());
         for (CollFunc c : CollFunc.values()) {
             StringBuilder line = new StringBuilder(String.format("%13s |", c.ncclName()));
-            for (Algorithm a : Algorithm.values()) {
+            for (Algorithm a : Algorithm.NCCL) {
                 for (Protocol p : Protocol.values()) {
                     line.append(CFormat.fixed(model.latency(c, a, p), 8, 1)).append('/')
                             .append(CFormat.fixed(model.bandwidth(c, a, p), 6, 1)).append(" |");
