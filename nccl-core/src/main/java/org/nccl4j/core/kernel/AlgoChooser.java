@@ -19,7 +19,10 @@ public interface AlgoChooser {
 
     /** Most ranks recursive doubling runs on: each rank connects to log2(ranks) partners at init. */
     int MAX_RECDBL_RANKS = 16;
-    /** Fewest: with two ranks it saves no hop that costs (measured), with three one hop of four. */
+    /**
+     * Fewest on one node: with two ranks it saves no hop that costs (measured), with three one
+     * hop of four; across nodes, where a hop is a network step, from two.
+     */
     int MIN_RECDBL_RANKS = 4;
 
     /**

@@ -389,8 +389,9 @@ public final class Engine implements AutoCloseable {
     private void runRecursiveDoubling(CollOp op) {
         if (rdPlan == null) {
             throw NcclException.of(Result.INVALID_USAGE, "rank " + ctx.rank() + " of " + ctx.nranks()
-                    + " has no recursive-doubling connections", "NCCL_ALGO=RecDbl applies from 4 to "
-                    + AlgoChooser.MAX_RECDBL_RANKS + " ranks; choose Ring or Tree otherwise");
+                    + " has no recursive-doubling connections", "recursive doubling applies to "
+                    + AlgoChooser.MIN_RECDBL_RANKS + "-" + AlgoChooser.MAX_RECDBL_RANKS + " ranks (2-"
+                    + AlgoChooser.MAX_RECDBL_RANKS + " across nodes); choose Ring or Tree otherwise");
         }
         Reducer reducer = Reducer.of(op.type(), op.op(), ctx.nranks());
         Staging staging = channels.get(0).staging;

@@ -1,0 +1,95 @@
+package org.nccl4j.core.init;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.nccl4j.DataType;
+import org.nccl4j.RedOp;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.param.Config;
+import org.nccl4j.core.topo.search.TopoGraph;
+import org.nccl4j.core.topo.system.Cpu;
+import org.nccl4j.core.topo.tuning.Algorithm;
+import org.nccl4j.core.topo.tuning.CpuType;
+import org.nccl4j.core.topo.tuning.TuningContext;
+import org.nccl4j.core.topo.tuning.TuningModel;
+import org.nccl4j.core.topo.tuning.TuningProfile;
+
+/** Where the host engine's chooser takes recursive doubling, on host tuning models. */
+class ModelAlgoChooserTest {
+    private static ModelAlgoChooser chooser(int nranks, int nNodes, String algo) {
+        Map<String, String> env = new HashMap<>();
+        if (algo != null) {
+            env.put("NCCL_ALGO", algo);
+        }
+        Config config = Config.of(new Properties(), env, Path.of("/nonexistent/nccl.conf"));
+        TopoGraph ring = graph(0, TopoGraph.PATTERN_RING);
+        TopoGraph tree = graph(1, TopoGraph.PATTERN_BALANCED_TREE);
+        TopoGraph collNet = graph(2, TopoGraph.PATTERN_TREE);
+        TuningContext ctx = new TuningContext(0, nranks, nNodes, 2, 0, 0, 0, 0, new CpuType(Cpu.ARCH_X86, Cpu.VENDOR_INTEL, 0));
+        return new ModelAlgoChooser(TuningModel.compute(ctx, tree, ring, collNet, TuningProfile.HOST, config), algo);
+    }
+
+    private static TopoGraph graph(int id, int pattern) {
+        TopoGraph g = new TopoGraph();
+        g.id = id;
+        g.pattern = pattern;
+        g.nChannels = 2;
+        g.speedIntra = 12;
+        g.speedInter = 12;
+        g.typeIntra = 4;
+        g.typeInter = 4;
+        return g;
+    }
+
+    private static Algorithm allReduce(ModelAlgoChooser c, long bytes, int nranks) {
+        return c.choose(op(CollOp.Func.ALL_REDUCE, bytes), nranks).algorithm();
+    }
+
+    private static CollOp op(CollOp.Func f, long bytes) {
+        return new CollOp(f, MemorySegment.NULL, MemorySegment.NULL, bytes / 4, DataType.FLOAT32, RedOp.SUM,
+                f == CollOp.Func.BROADCAST || f == CollOp.Func.REDUCE ? 0 : -1);
+    }
+
+    @Test
+    void smallAllReducesOfFourToSixteenRanksOnANodeRunByRecursiveDoublingLargeOnesByRing() {
+        for (int n : new int[] {4, 5, 8, 16}) {
+            ModelAlgoChooser c = chooser(n, 1, null);
+            assertTrue(c.mayChooseRecursiveDoubling(n), n + " ranks");
+            assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(c, 8, n), n + " ranks, 8 B");
+            assertNotEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(c, 16 << 20, n), n + " ranks, 16 MiB");
+            assertEquals(Algorithm.RING, c.choose(op(CollOp.Func.ALL_GATHER, 8), n).algorithm(), "AllGather");
+        }
+    }
+
+    @Test
+    void twoOrThreeRanksOnANodeNeverAndTwoAcrossNodesForSmallCalls() {
+        for (int n : new int[] {2, 3}) {
+            ModelAlgoChooser c = chooser(n, 1, "RecDbl");
+            assertFalse(c.mayChooseRecursiveDoubling(n), n + " ranks");
+            assertEquals(Algorithm.RING, allReduce(c, 8, n), n + " ranks, even when NCCL_ALGO names it alone");
+        }
+        ModelAlgoChooser across = chooser(2, 2, null);
+        assertTrue(across.mayChooseRecursiveDoubling(2));
+        assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(across, 8, 2));
+        assertFalse(chooser(17, 1, null).mayChooseRecursiveDoubling(17), "more than 16 ranks");
+    }
+
+    @Test
+    void ncclAlgoExcludesOrForcesIt() {
+        assertFalse(chooser(8, 1, "^RecDbl").mayChooseRecursiveDoubling(8));
+        assertEquals(Algorithm.RING, allReduce(chooser(8, 1, "Ring"), 8, 8));
+        assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "RecDbl"), 16 << 20, 8),
+                "named alone, it runs every AllReduce");
+        assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "Ring,RecDbl"), 8, 8));
+        assertEquals(Algorithm.RING, allReduce(chooser(8, 1, "Ring,RecDbl"), 16 << 20, 8));
+    }
+}
