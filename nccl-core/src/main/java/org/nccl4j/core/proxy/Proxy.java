@@ -159,7 +159,7 @@ public final class Proxy implements AutoCloseable {
     /** Reports the failure, then aborts so every wait on the communicator ends. */
     private void fail(NcclException e) {
         onError.accept(e);
-        abort.set("NCCLproxy failed: " + e.getMessage());
+        abort.set("NCCLproxy failed: " + e.getMessage(), e.result());
     }
 
     /** @return whether the proxy thread is still running */

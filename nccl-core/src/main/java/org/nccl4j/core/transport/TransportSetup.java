@@ -145,7 +145,8 @@ public final class TransportSetup {
                 if (!first.compareAndSet(null, e)) {
                     first.get().addSuppressed(e);
                 }
-                stop.set("stopped: " + (send ? "a connect to rank " : "an accept from rank ") + peer + " failed");
+                stop.set("stopped: " + (send ? "a connect to rank " : "an accept from rank ") + peer + " failed",
+                        e instanceof NcclException n ? n.result() : Result.INTERNAL_ERROR);
             }
         }
     }
@@ -162,7 +163,7 @@ public final class TransportSetup {
     private void connectTogether(Side sends, Side recvs, Map<Link, Conn> sendConns, Map<Link, Conn> recvConns,
                                  Deadline deadline) {
         AbortFlag local = new AbortFlag();
-        Runnable forward = () -> local.set("aborted");
+        Runnable forward = () -> local.set(ctx.abort().reason(), ctx.abort().kind());
         ctx.abort().onAbort(forward);
         TransportContext c = new TransportContext(ctx.rank(), ctx.peers(), ctx.commId(), ctx.config(), ctx.buffs(),
                 ctx.arena(), ctx.memory(), ctx.gdr(), ctx.net(), ctx.proxy(), local);
@@ -173,7 +174,7 @@ public final class TransportSetup {
         sends.connectOrStop(c, sendConns, first, local);
         try {
             if (!join(acceptor, deadline)) {
-                local.set("stopped: the init deadline passed");
+                local.set("stopped: the init deadline passed", Result.TIMEOUT);
                 join(acceptor, Deadline.afterMillis(ctx.config().integer(Params.CONNECT_TIMEOUT_MS)));
             }
         } finally {

@@ -14,10 +14,17 @@ public final class AbortFlag {
     private final AtomicBoolean set = new AtomicBoolean();
     private final CopyOnWriteArrayList<Runnable> onAbort = new CopyOnWriteArrayList<>();
     private volatile String reason = "aborted";
+    /** What a wait the abort ends reports: the failure's kind, or INVALID_USAGE for a requested abort. */
+    private volatile Result result = Result.INVALID_USAGE;
 
     /** @return whether abort was requested */
     public boolean isSet() {
         return set.get();
+    }
+
+    /** @return the result the waits it ends report ({@link #check}), or {@code null} while the flag is not set */
+    public Result kind() {
+        return set.get() ? result : null;
     }
 
     /** @return what caused the abort, or {@code null} while the flag is not set */
@@ -26,13 +33,27 @@ public final class AbortFlag {
     }
 
     /**
-     * Sets the flag (idempotent) and runs the registered actions once.
+     * Sets the flag (idempotent) and runs the registered actions once: a requested abort (waits
+     * it ends report INVALID_USAGE, as NCCL's calls on an aborted communicator).
      *
      * @param why what caused the abort, for error messages
      */
     public void set(String why) {
+        set(why, Result.INVALID_USAGE);
+    }
+
+    /**
+     * Sets the flag (idempotent) because of a failure, and runs the registered actions once: the
+     * waits it ends report the failure's kind (a peer's death stays REMOTE_ERROR wherever a
+     * rank was waiting when it was found).
+     *
+     * @param why  what caused the abort, for error messages
+     * @param kind the failure's result
+     */
+    public void set(String why, Result kind) {
         if (set.compareAndSet(false, true)) {
             reason = why;
+            result = kind;
             for (Runnable r : onAbort) {
                 try {
                     r.run();
@@ -63,12 +84,15 @@ public final class AbortFlag {
 
     /**
      * @param what the operation that was waiting
-     * @throws NcclException with {@link Result#INVALID_USAGE} if abort was requested
+     * @throws NcclException if the flag is set: INVALID_USAGE for a requested abort, else the
+     *     kind of the failure that set it
      */
     public void check(String what) {
         if (set.get()) {
-            throw NcclException.of(Result.INVALID_USAGE, what + " interrupted: communicator " + reason,
-                    "the communicator was aborted; create a new one");
+            Result r = result;
+            throw NcclException.of(r, what + " interrupted: communicator " + reason,
+                    r == Result.INVALID_USAGE ? "the communicator was aborted; create a new one"
+                            : "the communicator failed (its log says why); abort it, or shrink it to the ranks that are left");
         }
     }
 }

@@ -50,7 +50,7 @@ public final class CommFailure {
             }
             now.forEach(l -> deliver(l, e));
         }
-        abort.set(where + " failed: " + e.getMessage());
+        abort.set(where + " failed: " + e.getMessage(), e.result());
     }
 
     /**
