@@ -46,6 +46,71 @@ class CollectiveFaultTest {
         });
     }
 
+    /**
+     * Issue 12's bound: {@code abort()} from another thread ends a rank's wait within a second,
+     * whatever it waits in (a ring collective per protocol, recursive doubling, a receive in a
+     * group), and closing it afterwards takes under a second; with two ranks, the peer that then
+     * fails with the propagated REMOTE_ERROR closes within a second too.
+     */
+    @Test
+    void abortEndsEveryKindOfWaitAndCloseAfterTheFaultEachWithinOneSecond() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            for (String kind : List.of("LL", "LL128", "Simple", "RecDbl", "recv")) {
+                boolean recDbl = kind.equals("RecDbl");
+                CommConfig cfg = kind.equals("recv") ? CommConfig.defaults()
+                        : recDbl ? CommConfig.builder().param("NCCL_ALGO", "RecDbl").build()
+                        : CommConfig.builder().param("NCCL_PROTO", kind).build();
+                List<Communicator> comms = Nccl.commInitAll(recDbl ? 4 : 2, cfg);
+                try (Arena arena = Arena.ofShared()) {
+                    MemorySegment buf = arena.allocate(1 << 20);
+                    MemorySegment buf1 = arena.allocate(4096);
+                    Communicator c0 = comms.get(0);
+                    Communicator c1 = comms.get(1);
+                    if (!recDbl) {
+                        // Point-to-point connections are made on first use: made now, rank 1's
+                        // receive below waits on one (a connect would wait for rank 0's part of it).
+                        Nccl.groupStart();
+                        c0.send(buf1, 1, DataType.FLOAT32, 1, c0.defaultStream());
+                        c1.recv(buf1, 1, DataType.FLOAT32, 0, c1.defaultStream());
+                        c1.send(buf1, 1, DataType.FLOAT32, 0, c1.defaultStream());
+                        c0.recv(buf1, 1, DataType.FLOAT32, 1, c0.defaultStream());
+                        Nccl.groupEnd();
+                        c0.defaultStream().synchronize();
+                        c1.defaultStream().synchronize();
+                    }
+                    // Rank 0 waits for data nobody sends; with two ranks, rank 1 for rank 0's.
+                    Completion waiting = kind.equals("recv")
+                            ? c0.recv(buf, 1024, DataType.FLOAT32, 1, c0.defaultStream())
+                            : c0.allReduce(buf, buf, 1 << 18, DataType.FLOAT32, RedOp.SUM, c0.defaultStream());
+                    Completion peer = recDbl ? null : c1.recv(buf1, 1024, DataType.FLOAT32, 0, c1.defaultStream());
+                    Thread.sleep(200);
+                    assertTrue(!waiting.isDone() && (peer == null || !peer.isDone()), kind + ": both must still wait");
+                    long t0 = System.nanoTime();
+                    Thread.ofPlatform().start(c0::abort).join();
+                    assertThrows(NcclException.class, waiting::await, kind);
+                    assertWithinASecond(kind + ": abort", t0);
+                    long t1 = System.nanoTime();
+                    c0.close();
+                    assertWithinASecond(kind + ": closing the aborted rank", t1);
+                    if (peer != null) {
+                        NcclException remote = assertThrows(NcclException.class, peer::await, kind);
+                        assertEquals(Result.REMOTE_ERROR, remote.result(), kind + ": " + remote.getMessage());
+                        long t2 = System.nanoTime();
+                        c1.close();
+                        assertWithinASecond(kind + ": closing the peer after the fault", t2);
+                    }
+                } finally {
+                    comms.forEach(Communicator::abort);
+                }
+            }
+        });
+    }
+
+    private static void assertWithinASecond(String what, long startNanos) {
+        long ms = (System.nanoTime() - startNanos) / 1_000_000;
+        assertTrue(ms < 1000, what + " took " + ms + " ms");
+    }
+
     @Test
     void mismatchedCountsFailWithTimeoutInsteadOfHanging() {
         assertTimeoutPreemptively(Duration.ofSeconds(40), () -> {
