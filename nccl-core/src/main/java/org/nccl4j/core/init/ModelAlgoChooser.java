@@ -1,13 +1,13 @@
 package org.nccl4j.core.init;
 
-import org.nccl4j.core.op.CollOp;
 import org.nccl4j.core.kernel.AlgoChooser;
-import org.nccl4j.core.topo.tuning.AlgoInfo;
 import org.nccl4j.core.kernel.RecursiveDoubling;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.topo.tuning.AlgoInfo;
 import org.nccl4j.core.topo.tuning.AlgoSelector;
-import org.nccl4j.core.topo.tuning.RecDblEnable;
 import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.topo.tuning.CollFunc;
+import org.nccl4j.core.topo.tuning.RecDblEnable;
 import org.nccl4j.core.topo.tuning.TuningModel;
 import org.nccl4j.core.proto.Protocol;
 

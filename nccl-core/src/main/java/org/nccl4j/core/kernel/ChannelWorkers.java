@@ -38,8 +38,7 @@ final class ChannelWorkers {
         this.spinNanos = spinNanos;
         workers = new Worker[count];
         for (int i = 0; i < count; i++) {
-            workers[i] = new Worker(i + 1);
-            workers[i].thread = Thread.ofPlatform().daemon().name(name + (i + 1)).unstarted(workers[i]::loop);
+            workers[i] = new Worker(i + 1, name + (i + 1));
         }
         for (Worker w : workers) {
             w.thread.start();
@@ -98,7 +97,7 @@ final class ChannelWorkers {
     /** One worker: its posted and finished counts and what it runs. */
     private final class Worker {
         private final int channel;
-        private Thread thread;
+        private final Thread thread;
         /** Written before {@link #posted} is raised, read after it is seen. */
         private IntConsumer task;
         private volatile long posted;
@@ -109,8 +108,9 @@ final class ChannelWorkers {
         /** What the last task threw, read after {@link #finished} is seen. */
         private Throwable thrown;
 
-        Worker(int channel) {
+        Worker(int channel, String name) {
             this.channel = channel;
+            this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
         }
 
         void post(IntConsumer t) {

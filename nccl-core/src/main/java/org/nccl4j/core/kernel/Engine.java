@@ -384,7 +384,7 @@ public final class Engine implements AutoCloseable {
 
     /**
      * An AllReduce by recursive doubling, on the calling thread, over the point-to-point
-     * connections to this rank's partners (connected on first use, as sends and receives are).
+     * connections to this rank's partners (made at init, {@link #connectRecursiveDoubling}).
      */
     private void runRecursiveDoubling(CollOp op) {
         if (rdPlan == null) {

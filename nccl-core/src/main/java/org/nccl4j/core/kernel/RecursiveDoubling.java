@@ -107,7 +107,8 @@ public final class RecursiveDoubling {
                 case FOLD_IN -> p.recvReduceCopy(in, 0, out, 0, count, true, post);
                 case ROUND -> {
                     MemorySegment src = first ? in : out;
-                    for (long off = 0; off < count || off == 0; off += slice) {
+                    long off = 0;
+                    do { // an empty call still exchanges one empty step, as the other kinds do
                         long n = Math.min(slice, count - off);
                         if (first) {
                             p.send(src, off * ts, n);
@@ -115,10 +116,8 @@ public final class RecursiveDoubling {
                             p.sendRaw(src, off * ts, n);
                         }
                         p.recvReduceCopy(src, off * ts, out, off * ts, n, first, post);
-                        if (n == 0) {
-                            break;
-                        }
-                    }
+                        off += n;
+                    } while (off < count);
                 }
             }
             first = false;

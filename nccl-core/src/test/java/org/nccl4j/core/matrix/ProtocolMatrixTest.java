@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -47,7 +48,7 @@ class ProtocolMatrixTest {
         return a.stream();
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void recursiveDoublingIsNotChosenBelowFourRanksEvenWhenNamedAlone() {
         assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
             for (int n : new int[] {2, 3}) {
