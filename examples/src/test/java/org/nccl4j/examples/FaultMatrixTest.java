@@ -21,20 +21,30 @@ import org.junit.jupiter.api.Test;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
 import org.nccl4j.examples.matrix.RankJvms;
+import org.nccl4j.examples.train.ReplicaDigest;
 
 /**
  * The fault matrix, randomized and seeded: rank JVMs train ({@code nccl4j train}), and at a random
  * moment (JVM start, bootstrap, init, connect, or inside the step's AllReduce) one rank is
- * SIGKILLed, or SIGSTOPped past the op deadline (then killed, as a scheduler would), over SHM or
- * the Socket net, with the LL, LL128 or Simple protocol. Every survivor must end with an
- * NcclException of REMOTE_ERROR, TIMEOUT or SYSTEM_ERROR (exit 2, its message naming the result)
- * within its deadline, never hang, and
- * leave no {@code /dev/shm} segment behind. {@code -Dnccl4j.fault.trials=N} (CI: 4) and
- * {@code -Dnccl4j.fault.seed=S} (printed; replays a run).
+ * SIGKILLed, or SIGSTOPped past the op deadline (then killed, as a scheduler would), or has every
+ * TCP socket it holds torn down by the kernel ({@code ss -K}: its bootstrap and net connections
+ * reset, its listeners closed), over SHM or the Socket net, with the LL, LL128 or Simple protocol.
+ * After a kill or stop every survivor must end with an NcclException of REMOTE_ERROR, TIMEOUT or
+ * SYSTEM_ERROR (exit 2, its message naming the result) within its deadline; after closed sockets
+ * every rank, the victim too, either finishes with the same replica as the others (the sockets
+ * were not needed any more: SHM carries the data) or ends so. Never a hang, and no
+ * {@code /dev/shm} segment left behind. {@code -Dnccl4j.fault.trials=N} (CI: 4) and
+ * {@code -Dnccl4j.fault.seed=S} (printed; replays a run), {@code -Dnccl4j.fault.only=F} (one fault).
  */
 class FaultMatrixTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.fault.trials", 4);
     private static final long OP_TIMEOUT_MS = 4000;
+    private static final String FAILED = "nccl4j train: (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*";
+
+    private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS }
+
+    /** {@code -Dnccl4j.fault.only=CLOSE_SOCKETS} (or SIGKILL, SIGSTOP): every trial gets that fault. */
+    private static final String ONLY = System.getProperty("nccl4j.fault.only");
 
     @AfterEach
     void cleanUp() {
@@ -49,14 +59,17 @@ class FaultMatrixTest {
         List<String> failures = new ArrayList<>();
         for (int t = 0; t < TRIALS; t++) {
             int n = 2 + rnd.nextInt(3);
-            boolean stop = rnd.nextInt(3) == 0;
+            Fault fault = Fault.values()[rnd.nextInt(Fault.values().length)];
+            if (ONLY != null) {
+                fault = Fault.valueOf(ONLY);
+            }
             int victim = rnd.nextInt(n);
             long delay = rnd.nextInt(3500);
             String proto = List.of("LL", "LL128", "Simple").get(rnd.nextInt(3));
             boolean socket = rnd.nextBoolean();
             String trial = String.format("trial %d: %d ranks, %s rank %d after %d ms, %s over %s", t, n,
-                    stop ? "SIGSTOP" : "SIGKILL", victim, delay, proto, socket ? "Socket" : "SHM");
-            String verdict = runTrial(n, stop, victim, delay, proto, socket);
+                    fault, victim, delay, proto, socket ? "Socket" : "SHM");
+            String verdict = runTrial(n, fault, victim, delay, proto, socket);
             System.out.println("FaultMatrixTest " + trial + ": " + verdict);
             if (!verdict.startsWith("ok")) {
                 failures.add(trial + ": " + verdict);
@@ -65,12 +78,16 @@ class FaultMatrixTest {
         assertTrue(failures.isEmpty(), "seed " + seed + ":\n" + String.join("\n", failures));
     }
 
-    private static String runTrial(int n, boolean stop, int victim, long delay, String proto, boolean socket)
+    private static String runTrial(int n, Fault fault, int victim, long delay, String proto, boolean socket)
             throws Exception {
         Set<String> shmBefore = shm();
-        LocalLauncher l = Ranks.launcher("train", "--epochs", "1000").env("NCCL_PROTO", proto)
-                .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000")
-                .expectExit(victim, 137);
+        // Ranks that outlive closed sockets train to the end: fewer epochs, well inside the deadline.
+        boolean kills = fault != Fault.CLOSE_SOCKETS;
+        LocalLauncher l = Ranks.launcher("train", "--epochs", kills ? "1000" : "300").env("NCCL_PROTO", proto)
+                .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000");
+        if (kills) {
+            l.expectExit(victim, 137);
+        }
         if (socket) {
             l.env("NCCL_SHM_DISABLE", "1");
         }
@@ -78,9 +95,26 @@ class FaultMatrixTest {
         CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(
                 () -> Ranks.run(l, n, n, Nccl.getUniqueId().toString(), Duration.ofSeconds(120)));
         long pid = RankJvms.findRank(victim, Duration.ofSeconds(20));
+        if (!kills) {
+            // From its first connection on (bootstrap, then the net's), not while the JVM starts.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (tcpPorts(pid).isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            delay /= 2;
+        }
         Thread.sleep(delay);
-        signal(stop ? "-STOP" : "-KILL", pid);
-        if (stop) {
+        switch (fault) {
+            case SIGKILL -> signal("-KILL", pid);
+            case SIGSTOP -> signal("-STOP", pid);
+            case CLOSE_SOCKETS -> {
+                if (closeSockets(pid).isEmpty()) {
+                    RankJvms.killRankJvms();
+                    return "FAULT NOT APPLIED: rank " + victim + " held no TCP socket";
+                }
+            }
+        }
+        if (fault == Fault.SIGSTOP) {
             // Past the others' op deadline, then the scheduler's kill.
             Thread.sleep(OP_TIMEOUT_MS + 3000);
             signal("-KILL", pid);
@@ -91,19 +125,9 @@ class FaultMatrixTest {
         if (out.timedOut()) {
             return "HANG: the ranks did not end within 120 s\n" + all;
         }
-        StringBuilder results = new StringBuilder();
-        for (int r = 0; r < n; r++) {
-            if (r == victim) {
-                continue;
-            }
-            int code = out.exitCodes()[r];
-            String error = out.output().get(r).stream().filter(x -> x.startsWith("nccl4j train: ")).findFirst().orElse(null);
-            // A peer's death is the peer's error or a deadline, never a usage error (a wait
-            // ended by the abort a failure set reports the failure's kind).
-            if (code != 2 || error == null || !error.matches("nccl4j train: (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*")) {
-                return "rank " + r + " ended with " + code + " and " + error + "\n" + all;
-            }
-            results.append(" rank ").append(r).append(' ').append(error.substring(14, Math.min(error.length(), 110)));
+        String results = kills ? survivorsFailed(out, n, victim) : finishedOrFailed(out, n);
+        if (!results.startsWith(" ")) {
+            return results + "\n" + all;
         }
         Set<String> left = shm();
         left.removeAll(shmBefore);
@@ -111,6 +135,79 @@ class FaultMatrixTest {
             return "LEAK: /dev/shm " + left + "\n" + all;
         }
         return String.format("ok in %.1f s;%s", secs, results);
+    }
+
+    /** @return each survivor's error (each line starts with a blank), or what is wrong */
+    private static String survivorsFailed(LocalLauncher.Outcome out, int n, int victim) {
+        StringBuilder results = new StringBuilder();
+        for (int r = 0; r < n; r++) {
+            if (r == victim) {
+                continue;
+            }
+            String error = error(out, r);
+            // A peer's death is the peer's error or a deadline, never a usage error (a wait
+            // ended by the abort a failure set reports the failure's kind).
+            if (out.exitCodes()[r] != 2 || error == null || !error.matches(FAILED)) {
+                return "rank " + r + " ended with " + out.exitCodes()[r] + " and " + error;
+            }
+            results.append(" rank ").append(r).append(' ').append(error.substring(14, Math.min(error.length(), 110)));
+        }
+        return results.toString();
+    }
+
+    /**
+     * After closed sockets: every rank either finished (all finished ones with one replica) or
+     * failed with a peer's error or a deadline.
+     *
+     * @return each rank's ending (each starts with a blank), or what is wrong
+     */
+    private static String finishedOrFailed(LocalLauncher.Outcome out, int n) {
+        StringBuilder results = new StringBuilder();
+        List<ReplicaDigest> digests = ReplicaDigest.fromOutputs(out.output());
+        Set<Long> replicas = new java.util.HashSet<>();
+        for (int r = 0; r < n; r++) {
+            String error = error(out, r);
+            int code = out.exitCodes()[r];
+            if (code == 0 && error == null && digests.get(r) != null) {
+                replicas.add(digests.get(r).digest());
+                results.append(" rank ").append(r).append(" finished");
+            } else if (code == 2 && error != null && error.matches(FAILED)) {
+                results.append(" rank ").append(r).append(' ').append(error.substring(14, Math.min(error.length(), 110)));
+            } else {
+                return "rank " + r + " ended with " + code + ", error " + error + ", digest " + digests.get(r);
+            }
+        }
+        return replicas.size() > 1 ? "the ranks that finished hold different replicas " + replicas : results.toString();
+    }
+
+    private static String error(LocalLauncher.Outcome out, int rank) {
+        return out.output().get(rank).stream().filter(x -> x.startsWith("nccl4j train: ")).findFirst().orElse(null);
+    }
+
+    /**
+     * Has the kernel tear down every TCP socket of the process ({@code ss -K}): connections reset
+     * on both ends, listeners closed, as a firewall or a crashed NIC driver would leave them.
+     */
+    private static List<String> closeSockets(long pid) throws IOException, InterruptedException {
+        List<String> ports = tcpPorts(pid);
+        for (String port : ports) {
+            new ProcessBuilder("ss", "-K", "-a", "sport", "=", ":" + port).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
+        }
+        System.out.println("FaultMatrixTest: closed the sockets of pid " + pid + " on local ports " + ports);
+        return ports;
+    }
+
+    /** @return the local ports of the process's TCP sockets, listeners included */
+    private static List<String> tcpPorts(long pid) throws IOException, InterruptedException {
+        Process list = new ProcessBuilder("ss", "-tnpHa").redirectErrorStream(true).start();
+        List<String> ports = new String(list.getInputStream().readAllBytes()).lines()
+                .filter(x -> x.contains("pid=" + pid + ","))
+                .map(x -> x.trim().split("\\s+")[3])
+                .map(local -> local.substring(local.lastIndexOf(':') + 1))
+                .distinct().toList();
+        list.waitFor(5, TimeUnit.SECONDS);
+        return ports;
     }
 
     private static void signal(String sig, long pid) throws IOException, InterruptedException {
