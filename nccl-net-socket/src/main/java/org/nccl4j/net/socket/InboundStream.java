@@ -2,7 +2,9 @@ package org.nccl4j.net.socket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -221,7 +223,14 @@ final class InboundStream extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         if (eof != null && readAhead() > 0) {
-            return; // the peer's last bytes wait for their receives
+            // The peer's last bytes wait for their receives, which may never come (the comm
+            // closed): a heap copy, which the garbage collector frees with this stream, keeps
+            // them, and the pooled buffers go back now.
+            CompositeByteBuf heap = Unpooled.compositeBuffer(Integer.MAX_VALUE);
+            heap.addComponent(true, Unpooled.wrappedBuffer(ByteBufUtil.getBytes(leftover)));
+            leftover.release();
+            leftover = heap;
+            return;
         }
         failAll(eof != null ? eof
                 : new NetException(NetException.Kind.INTERNAL, "NET/Socket : connection to " + peer + " was closed"));
