@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code nccl4j} command. */
 @Command(name = "nccl4j", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "NCCL's collective communication on the JVM.",
-        subcommands = {HelloCommand.class, PerfCommand.class, TrainCommand.class, DoctorCommand.class, TopoCommand.class,
+        subcommands = {HelloCommand.class, PerfCommand.class, TrainCommand.class, SoakCommand.class, DoctorCommand.class, TopoCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
     private Main() {

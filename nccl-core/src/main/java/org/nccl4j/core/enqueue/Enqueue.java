@@ -124,9 +124,15 @@ public final class Enqueue {
         }
     }
 
-    private static void buffer(MemorySegment seg, String name, long needed, boolean written) {
+    private static void buffer(HostStream s, MemorySegment seg, String name, long needed, boolean written) {
         if (seg == null) {
             throw bad(name + " is null", "pass a MemorySegment (MemorySegment.ofArray for Java arrays)");
+        }
+        if (!s.reaches(seg)) {
+            // It would fail inside the launch, on the stream's or a channel's thread.
+            throw bad(name + " is confined to one thread (Arena.ofConfined): the host backend's stream and "
+                    + "channel threads read and write it", "allocate it from Arena.ofShared(), Arena.ofAuto() or "
+                    + "Arena.global(), or pass a Java array (MemorySegment.ofArray)");
         }
         if (seg.byteSize() < needed) {
             throw bad(name + " holds " + seg.byteSize() + " bytes but the call needs " + needed,
@@ -197,32 +203,32 @@ public final class Enqueue {
         switch (op.func()) {
             case ALL_REDUCE -> {
                 long b = bytes(op.count(), op.type(), 1, "count");
-                buffer(op.in(), "sendbuff", b, false);
-                buffer(op.out(), "recvbuff", b, true);
+                buffer(s, op.in(), "sendbuff", b, false);
+                buffer(s, op.out(), "recvbuff", b, true);
             }
             case BROADCAST -> {
                 root(comm, op.root());
                 long b = bytes(op.count(), op.type(), 1, "count");
                 if (comm.userRank() == op.root()) {
-                    buffer(op.in(), "sendbuff", b, false);
+                    buffer(s, op.in(), "sendbuff", b, false);
                 }
-                buffer(op.out(), "recvbuff", b, true);
+                buffer(s, op.out(), "recvbuff", b, true);
             }
             case REDUCE -> {
                 root(comm, op.root());
                 long b = bytes(op.count(), op.type(), 1, "count");
-                buffer(op.in(), "sendbuff", b, false);
+                buffer(s, op.in(), "sendbuff", b, false);
                 if (comm.userRank() == op.root()) {
-                    buffer(op.out(), "recvbuff", b, true);
+                    buffer(s, op.out(), "recvbuff", b, true);
                 }
             }
             case ALL_GATHER -> {
-                buffer(op.in(), "sendbuff", bytes(op.count(), op.type(), 1, "sendcount"), false);
-                buffer(op.out(), "recvbuff", bytes(op.count(), op.type(), n, "sendcount"), true);
+                buffer(s, op.in(), "sendbuff", bytes(op.count(), op.type(), 1, "sendcount"), false);
+                buffer(s, op.out(), "recvbuff", bytes(op.count(), op.type(), n, "sendcount"), true);
             }
             case REDUCE_SCATTER -> {
-                buffer(op.in(), "sendbuff", bytes(op.count(), op.type(), n, "recvcount"), false);
-                buffer(op.out(), "recvbuff", bytes(op.count(), op.type(), 1, "recvcount"), true);
+                buffer(s, op.in(), "sendbuff", bytes(op.count(), op.type(), n, "recvcount"), false);
+                buffer(s, op.out(), "recvbuff", bytes(op.count(), op.type(), 1, "recvcount"), true);
             }
         }
         comm.checkUsable();
@@ -468,7 +474,7 @@ public final class Enqueue {
         typeAndOp(type, null, false);
         peer(comm, peer);
         long b = bytes(count, type, 1, "count");
-        buffer(buf, send ? "sendbuff" : "recvbuff", b, !send);
+        buffer(s, buf, send ? "sendbuff" : "recvbuff", b, !send);
         comm.checkUsable();
         String what = (send ? "Send" : "Recv") + " of rank " + comm.userRank() + (send ? " to " : " from ") + peer;
         return enqueueDevice(new DevicePending(comm, s, null, new DeviceP2pOp(send, view(comm.device(), buf), b, peer),
@@ -494,12 +500,12 @@ public final class Enqueue {
 
     private static Completion checkedAllToAll(EnqueueTarget comm, MemorySegment sendbuff, MemorySegment recvbuff,
                                               long count, DataType type, Stream stream) {
-        stream(comm, stream);
+        HostStream s = stream(comm, stream);
         typeAndOp(type, null, false);
         int n = comm.count();
         long total = bytes(count, type, n, "count");
-        buffer(sendbuff, "sendbuff", total, false);
-        buffer(recvbuff, "recvbuff", total, true);
+        buffer(s, sendbuff, "sendbuff", total, false);
+        buffer(s, recvbuff, "recvbuff", total, true);
         comm.checkUsable();
         long block = total / n;
         Completion last = null;

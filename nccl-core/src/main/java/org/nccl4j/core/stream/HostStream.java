@@ -100,6 +100,14 @@ public final class HostStream implements Stream {
     }
 
     /**
+     * @param seg a buffer of a launch
+     * @return whether the stream's thread may touch it (not confined to another thread)
+     */
+    public boolean reaches(java.lang.foreign.MemorySegment seg) {
+        return seg.isAccessibleBy(thread);
+    }
+
+    /**
      * Records a launch's failure so {@link #synchronize()} reports it.
      *
      * @param e the failure

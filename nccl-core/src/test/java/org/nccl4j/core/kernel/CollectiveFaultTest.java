@@ -171,6 +171,15 @@ class CollectiveFaultTest {
             e = assertThrows(NcclUsageException.class,
                     () -> c.allReduce(buf, buf, Long.MAX_VALUE / 2, DataType.FLOAT64, RedOp.SUM, s));
             assertTrue(e.getMessage().contains("overflows"), e.getMessage());
+            try (Arena confined = Arena.ofConfined()) {
+                // The stream's and the channels' threads could not touch it: refused, not failed inside.
+                MemorySegment mine = confined.allocate(64);
+                e = assertThrows(NcclUsageException.class, () -> c.allReduce(mine, buf, 4, DataType.FLOAT32, RedOp.SUM, s));
+                assertEquals(Result.INVALID_ARGUMENT, e.result());
+                assertTrue(e.getMessage().contains("sendbuff is confined to one thread"), e.getMessage());
+                e = assertThrows(NcclUsageException.class, () -> c.recv(mine, 4, DataType.FLOAT32, 1, s));
+                assertTrue(e.getMessage().contains("recvbuff is confined to one thread"), e.getMessage());
+            }
         } finally {
             comms.forEach(Communicator::close);
         }
