@@ -93,6 +93,12 @@ public final class Bootstrap implements AutoCloseable {
      * the descriptors run out.
      */
     static final int MAX_UNEXPECTED = 1024;
+    /**
+     * The tag of the notice a rank whose communicator failed or was aborted leaves its peers
+     * ({@link #announceGone}): their receives from it fail at once instead of at their deadline.
+     * Bootstrap tags are small numbers and hashes with a low bit set: this one is neither.
+     */
+    static final int GONE_TAG = Integer.MIN_VALUE;
 
     private final int rank;
     private final int nranks;
@@ -646,6 +652,11 @@ public final class Bootstrap implements AutoCloseable {
         try {
             while ((match = takeUnexpected(peer, tag)) == null) {
                 stopper.check(what);
+                if (hasUnexpected(peer, GONE_TAG)) {
+                    throw NcclException.of(Result.REMOTE_ERROR, what + ": rank " + peer + "'s communicator failed or was "
+                            + "aborted (it said so before it closed), so the message will not come",
+                            "a peer failed (its log says why); abort this communicator, or shrink it to the ranks that are left");
+                }
                 if (deadline.expired()) {
                     throw Io.failure(Result.TIMEOUT, what + " timed out (" + deadline.total().toMillis()
                                     + " ms deadline)" + pendingSummary(),
@@ -669,6 +680,39 @@ public final class Bootstrap implements AutoCloseable {
     int unexpectedCount() {
         synchronized (unexpected) {
             return unexpected.size();
+        }
+    }
+
+    private boolean hasUnexpected(int peer, int tag) {
+        synchronized (unexpected) {
+            for (Unexpected u : unexpected) {
+                if (u.peer() == peer && u.tag() == tag) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Tells every peer that this rank's communicator failed or was aborted ({@link #GONE_TAG}), so
+     * a peer waiting for a message from it (a connection made on first use) fails at once; best
+     * effort, within {@code budget}: peers not reached by then find out at their deadline.
+     * Works while the abort flag is set, until this bootstrap is closed.
+     *
+     * @param budget when to stop trying
+     */
+    public void announceGone(Deadline budget) {
+        if (peers == null || closed.get()) {
+            return;
+        }
+        for (int i = 1; i < nranks && !budget.expired(); i++) {
+            int peer = (rank + i) % nranks;
+            try {
+                send(peer, GONE_TAG, new byte[0], budget, stopper.ignoringFlag());
+            } catch (NcclException e) {
+                Log.trace(Subsys.INIT, "%s: no failure notice for rank %d: %s", ctx, peer, e.getMessage());
+            }
         }
     }
 
@@ -785,7 +829,9 @@ public final class Bootstrap implements AutoCloseable {
             List<String> left = new ArrayList<>();
             synchronized (unexpected) {
                 for (Unexpected u : unexpected) {
-                    left.add("(rank " + u.peer() + ", tag " + u.tag() + ")");
+                    if (u.tag() != GONE_TAG) {
+                        left.add("(rank " + u.peer() + ", tag " + u.tag() + ")");
+                    }
                 }
             }
             if (!left.isEmpty() && !stopper.isStopped()) {

@@ -37,6 +37,7 @@ import org.nccl4j.core.param.Config;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.wait.AbortFlag;
 import org.nccl4j.core.wait.CommFailure;
+import org.nccl4j.core.wait.Deadline;
 
 /**
  * nccl-core's communicator ({@code struct ncclComm}): what init established, the bootstrap it
@@ -47,6 +48,8 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final int nranks;
     private final Device device;
     private final String netName;
+    /** How long a failed or aborted communicator spends telling its peers so as it closes. */
+    private static final long GONE_NOTICE_MS = 200;
     private final List<PeerInfo> peers;
     private final RankLayout layout;
     private final Bootstrap bootstrap;
@@ -432,6 +435,10 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      */
     private void teardown(boolean graceful) {
         failure.clearListeners();
+        if (abortFlag.isSet()) {
+            // Peers waiting for a message from this rank (a connection made on first use) fail now.
+            bootstrap.announceGone(Deadline.afterMillis(GONE_NOTICE_MS));
+        }
         if (!graceful) {
             bootstrap.abort();
         }
