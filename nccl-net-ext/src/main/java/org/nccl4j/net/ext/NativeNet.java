@@ -264,6 +264,13 @@ final class NativeNet implements Net {
         NativeMemoryHandle h = handle(c, handle);
         synchronized (c) {
             c.checkOpen("deregMr");
+            for (int i = 0; i < c.inFlight(); i++) {
+                if (c.at(i).handle == h) {
+                    // The plugin (its NIC) may still read or write through it.
+                    throw new NetException(NetException.Kind.INVALID_USAGE, c.plugin.name + " deregMr: " + c.at(i)
+                            + " uses this registration and is still in flight; test it to completion first");
+                }
+            }
             h.released = true;
             int rc;
             try {
@@ -298,7 +305,7 @@ final class NativeNet implements Net {
             } catch (Throwable t) {
                 throw uncallable("isend", t);
             }
-            return posted(c, rc, size, "isend");
+            return posted(c, h, rc, size, "isend");
         }
     }
 
@@ -332,7 +339,7 @@ final class NativeNet implements Net {
             } catch (Throwable t) {
                 throw uncallable("irecv", t);
             }
-            return posted(c, rc, size, "irecv");
+            return posted(c, h, rc, size, "irecv");
         }
     }
 
@@ -360,7 +367,7 @@ final class NativeNet implements Net {
             } catch (Throwable t) {
                 throw uncallable("iflush", t);
             }
-            return posted(c, rc, size, "iflush"); // NULL request: no flush needed
+            return posted(c, h, rc, size, "iflush"); // NULL request: no flush needed
         }
     }
 
@@ -372,7 +379,7 @@ final class NativeNet implements Net {
         }
     }
 
-    private static Request posted(NativeComm c, int rc, long size, String op) throws NetException {
+    private static Request posted(NativeComm c, NativeMemoryHandle h, int rc, long size, String op) throws NetException {
         if (rc != 0) {
             throw NcclResult.failure(rc, c.plugin.name + " " + op + "(" + size + " bytes)");
         }
@@ -380,7 +387,7 @@ final class NativeNet implements Net {
         if (req.equals(MemorySegment.NULL)) {
             return null; // not posted: the caller retries, as the SPI says
         }
-        NativeRequest r = new NativeRequest(c, req, size, op);
+        NativeRequest r = new NativeRequest(c, h, req, size, op);
         c.add(r);
         return r;
     }

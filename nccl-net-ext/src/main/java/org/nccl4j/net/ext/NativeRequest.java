@@ -10,6 +10,8 @@ import org.nccl4j.net.spi.Request;
  */
 final class NativeRequest implements Request {
     final NativeComm comm;
+    /** The registration it reads or writes through: not deregistered while this is in flight. */
+    final NativeMemoryHandle handle;
     final MemorySegment ptr;
     /** Bytes posted (for a receive, the capacity). */
     final long posted;
@@ -20,8 +22,9 @@ final class NativeRequest implements Request {
     NetException failure;
     boolean released;
 
-    NativeRequest(NativeComm comm, MemorySegment ptr, long posted, String op) {
+    NativeRequest(NativeComm comm, NativeMemoryHandle handle, MemorySegment ptr, long posted, String op) {
         this.comm = comm;
+        this.handle = handle;
         this.ptr = ptr;
         this.posted = posted;
         this.op = op;
