@@ -17,6 +17,7 @@ import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.wait.Deadline;
 import org.nccl4j.net.spi.auth.ConnectionAuth;
+import org.nccl4j.net.spi.iface.Unreachable;
 
 /**
  * Deadline-bounded, abort-aware socket operations on non-blocking channels. Every wait is a
@@ -28,6 +29,8 @@ final class Io {
     static final long SLICE_MS = 100;
     /** NCCL's {@code RETRY_TIMEDOUT_TIMES}. */
     static final int RETRY_TIMEDOUT_TIMES = 3;
+    /** Pause between connects to a host that cannot be reached just now. */
+    static final long UNREACHABLE_RETRY_MS = 100;
 
     static final String TIMEOUT_HINT =
             "the peer is slow, stuck or gone: check its log; raise the deadline (NCCL4J_INIT_TIMEOUT_MS for init) if it is only slow";
@@ -55,6 +58,7 @@ final class Io {
         long start = System.nanoTime();
         int refused = 0;
         int timedOut = 0;
+        int unreachable = 0;
         Selector sel = null;
         try {
             while (true) {
@@ -119,6 +123,14 @@ final class Io {
                 } catch (IOException e) {
                     closeQuietly(ch);
                     stopper.check(what);
+                    if (Unreachable.is(e)) {
+                        // A link that flaps: tried again until the deadline, as the Socket net does.
+                        if (++unreachable % 50 == 1) {
+                            Log.info(Subsys.ALL, "Call to connect returned %s, retrying", e.getMessage());
+                        }
+                        sleepMillis(UNREACHABLE_RETRY_MS);
+                        continue;
+                    }
                     throw connectFailed(addr, what, e);
                 } catch (RuntimeException e) {
                     closeQuietly(ch);

@@ -1,5 +1,6 @@
 package org.nccl4j.net.socket;
 
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -12,12 +13,14 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.nccl4j.net.spi.NetException;
 import org.nccl4j.net.spi.auth.ConnectionAuth;
 import org.nccl4j.net.spi.iface.AddressText;
+import org.nccl4j.net.spi.iface.Unreachable;
 
 /**
  * A {@code connect} in progress: {@code nSocks + 1} TCP connections being opened and their
@@ -28,6 +31,9 @@ import org.nccl4j.net.spi.iface.AddressText;
 final class PendingConnect {
     /** Netty's connect timeout: NCCL 2.9 gives up on a silent peer after the kernel's SYN retries. */
     static final int CONNECT_TIMEOUT_MS = 30_000;
+    /** How long an unreachable peer host is tried again (NCCL 2.10 retries a refused socket connect for 20 s). */
+    static final long UNREACHABLE_RETRY_MS = 20_000;
+    static final long UNREACHABLE_RETRY_INTERVAL_MS = 100;
 
     private final SocketHandle handle;
     private final String peer;
@@ -36,6 +42,7 @@ final class PendingConnect {
     private final AtomicInteger ready = new AtomicInteger();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final boolean direct;
+    private volatile boolean abandoned;
 
     private PendingConnect(SocketHandle handle, boolean direct) {
         this.handle = handle;
@@ -62,38 +69,61 @@ final class PendingConnect {
         PendingConnect p = new PendingConnect(handle, direct);
         long connectorId = ThreadLocalRandom.current().nextLong();
         int nSocks = handle.nSocks();
+        long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(UNREACHABLE_RETRY_MS);
         for (int i = 0; i <= nSocks; i++) {
-            int index = i;
-            PeerWatch watch = new PeerWatch(p.peer);
-            watch.owner(p::fail);
-            p.watches[i] = watch;
-            EventLoop loop = index == nSocks ? loops[0] : loops[index + 1];
-            Challenge challenge = auth == null ? null : new Challenge();
-            ChannelFuture cf = new Bootstrap().group(loop).channel(transport.socketChannel())
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
-                    .handler(challenge == null ? watch : new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(challenge, watch);
-                        }
-                    })
-                    .connect(handle.address());
-            p.channels[i] = cf.channel();
-            byte[] hs = new Handshake(connectorId, index, nSocks).bytes();
-            cf.addListener(connected -> {
-                if (!connected.isSuccess()) {
-                    p.fail(connected.cause());
-                } else if (challenge == null) {
-                    p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs));
-                } else {
-                    challenge.then(c -> p.introduce(cf.channel(), Unpooled.wrappedBuffer(hs,
-                            auth.answer(Handshake.AUTH_PURPOSE, c, hs))));
-                }
-            });
+            p.open(i, transport, i == nSocks ? loops[0] : loops[i + 1], auth, connectorId, giveUp);
         }
         return p;
     }
+
+    /**
+     * Opens connection {@code index} (the control connection is {@code nSocks}); while the peer's
+     * host is unreachable (no route, network down: a link that flaps) it tries again every
+     * {@value #UNREACHABLE_RETRY_INTERVAL_MS} ms until {@code giveUp}. A refused connection
+     * fails at once: the listener is gone.
+     */
+    private void open(int index, NettyTransport transport, EventLoop loop, ConnectionAuth auth, long connectorId,
+                      long giveUp) {
+        int nSocks = handle.nSocks();
+        PeerWatch watch = new PeerWatch(peer);
+        watch.owner(this::fail);
+        watches[index] = watch;
+        Challenge challenge = auth == null ? null : new Challenge();
+        ChannelFuture cf = new Bootstrap().group(loop).channel(transport.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
+                .handler(challenge == null ? watch : new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(challenge, watch);
+                    }
+                })
+                .connect(handle.address());
+        channels[index] = cf.channel();
+        if (abandoned) {
+            cf.channel().close(); // abandoned while this retry was being scheduled
+        }
+        byte[] hs = new Handshake(connectorId, index, nSocks).bytes();
+        cf.addListener(connected -> {
+            if (!connected.isSuccess()) {
+                if (Unreachable.is(connected.cause()) && System.nanoTime() < giveUp && failure.get() == null && !abandoned) {
+                    loop.schedule(() -> {
+                        if (failure.get() == null && !abandoned) {
+                            open(index, transport, loop, auth, connectorId, giveUp);
+                        }
+                    }, UNREACHABLE_RETRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
+                } else {
+                    fail(connected.cause());
+                }
+            } else if (challenge == null) {
+                introduce(cf.channel(), Unpooled.wrappedBuffer(hs));
+            } else {
+                challenge.then(c -> introduce(cf.channel(), Unpooled.wrappedBuffer(hs,
+                        auth.answer(Handshake.AUTH_PURPOSE, c, hs))));
+            }
+        });
+    }
+
 
     /** Writes a connection's handshake (and answer); on the channel's event loop. */
     private void introduce(Channel ch, ByteBuf handshake) {
@@ -182,6 +212,7 @@ final class PendingConnect {
 
     /** Closes whatever was opened. */
     void abandon() {
+        abandoned = true;
         for (Channel c : channels) {
             if (c != null) {
                 c.close();
