@@ -24,8 +24,10 @@ import org.nccl4j.examples.matrix.RankJvms;
 import org.nccl4j.examples.train.ReplicaDigest;
 
 /**
- * The fault matrix, randomized and seeded: rank JVMs train ({@code nccl4j train}), and at a random
- * moment (JVM start, bootstrap, init, connect, or inside the step's AllReduce) one rank is
+ * The fault matrix, randomized and seeded: rank JVMs train ({@code nccl4j train}: AllReduces) or
+ * run AllToAlls ({@code nccl4j perf --op alltoall}: groups of sends and receives on point-to-point
+ * connections made on first use), and at a random moment (JVM start, bootstrap, init, connect,
+ * inside a collective or a group, or while destroying) one rank is
  * SIGKILLed, or SIGSTOPped past the op deadline (then killed, as a scheduler would), or has every
  * TCP socket it holds torn down by the kernel ({@code ss -K}: its bootstrap and net connections
  * reset, its listeners closed), over SHM or the Socket net, with the LL, LL128 or Simple protocol.
@@ -39,7 +41,7 @@ import org.nccl4j.examples.train.ReplicaDigest;
 class FaultMatrixTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.fault.trials", 4);
     private static final long OP_TIMEOUT_MS = 4000;
-    private static final String FAILED = "nccl4j train: (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*";
+    private static final String FAILED = "nccl4j (train|perf): (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*";
 
     private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS }
 
@@ -67,9 +69,10 @@ class FaultMatrixTest {
             long delay = rnd.nextInt(3500);
             String proto = List.of("LL", "LL128", "Simple").get(rnd.nextInt(3));
             boolean socket = rnd.nextBoolean();
-            String trial = String.format("trial %d: %d ranks, %s rank %d after %d ms, %s over %s", t, n,
-                    fault, victim, delay, proto, socket ? "Socket" : "SHM");
-            String verdict = runTrial(n, fault, victim, delay, proto, socket);
+            boolean train = rnd.nextInt(3) != 0;
+            String trial = String.format("trial %d: %d ranks %s, %s rank %d after %d ms, %s over %s", t, n,
+                    train ? "training" : "in AllToAlls", fault, victim, delay, proto, socket ? "Socket" : "SHM");
+            String verdict = runTrial(n, train, fault, victim, delay, proto, socket);
             System.out.println("FaultMatrixTest " + trial + ": " + verdict);
             if (!verdict.startsWith("ok")) {
                 failures.add(trial + ": " + verdict);
@@ -78,12 +81,14 @@ class FaultMatrixTest {
         assertTrue(failures.isEmpty(), "seed " + seed + ":\n" + String.join("\n", failures));
     }
 
-    private static String runTrial(int n, Fault fault, int victim, long delay, String proto, boolean socket)
-            throws Exception {
+    private static String runTrial(int n, boolean train, Fault fault, int victim, long delay, String proto,
+                                   boolean socket) throws Exception {
         Set<String> shmBefore = shm();
         // Ranks that outlive closed sockets train to the end: fewer epochs, well inside the deadline.
         boolean kills = fault != Fault.CLOSE_SOCKETS;
-        LocalLauncher l = Ranks.launcher("train", "--epochs", kills ? "1000" : "300").env("NCCL_PROTO", proto)
+        LocalLauncher l = (train ? Ranks.launcher("train", "--epochs", kills ? "1000" : "300")
+                : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
+                        kills ? "100000" : "100")).env("NCCL_PROTO", proto)
                 .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000");
         if (kills) {
             l.expectExit(victim, 137);
@@ -125,7 +130,7 @@ class FaultMatrixTest {
         if (out.timedOut()) {
             return "HANG: the ranks did not end within 120 s\n" + all;
         }
-        String results = kills ? survivorsFailed(out, n, victim) : finishedOrFailed(out, n);
+        String results = kills ? survivorsFailed(out, n, victim) : finishedOrFailed(out, n, train);
         if (!results.startsWith(" ")) {
             return results + "\n" + all;
         }
@@ -150,29 +155,32 @@ class FaultMatrixTest {
             if (out.exitCodes()[r] != 2 || error == null || !error.matches(FAILED)) {
                 return "rank " + r + " ended with " + out.exitCodes()[r] + " and " + error;
             }
-            results.append(" rank ").append(r).append(' ').append(error.substring(14, Math.min(error.length(), 110)));
+            results.append(" rank ").append(r).append(' ').append(shortly(error));
         }
         return results.toString();
     }
 
     /**
-     * After closed sockets: every rank either finished (all finished ones with one replica) or
-     * failed with a peer's error or a deadline.
+     * After closed sockets: every rank either finished (training: all finished ones with one
+     * replica; AllToAlls: perf checked every element, exit 0) or failed with a peer's error or a
+     * deadline.
      *
      * @return each rank's ending (each starts with a blank), or what is wrong
      */
-    private static String finishedOrFailed(LocalLauncher.Outcome out, int n) {
+    private static String finishedOrFailed(LocalLauncher.Outcome out, int n, boolean train) {
         StringBuilder results = new StringBuilder();
         List<ReplicaDigest> digests = ReplicaDigest.fromOutputs(out.output());
         Set<Long> replicas = new java.util.HashSet<>();
         for (int r = 0; r < n; r++) {
             String error = error(out, r);
             int code = out.exitCodes()[r];
-            if (code == 0 && error == null && digests.get(r) != null) {
-                replicas.add(digests.get(r).digest());
+            if (code == 0 && error == null && (!train || digests.get(r) != null)) {
+                if (train) {
+                    replicas.add(digests.get(r).digest());
+                }
                 results.append(" rank ").append(r).append(" finished");
             } else if (code == 2 && error != null && error.matches(FAILED)) {
-                results.append(" rank ").append(r).append(' ').append(error.substring(14, Math.min(error.length(), 110)));
+                results.append(" rank ").append(r).append(' ').append(shortly(error));
             } else {
                 return "rank " + r + " ended with " + code + ", error " + error + ", digest " + digests.get(r);
             }
@@ -181,7 +189,12 @@ class FaultMatrixTest {
     }
 
     private static String error(LocalLauncher.Outcome out, int rank) {
-        return out.output().get(rank).stream().filter(x -> x.startsWith("nccl4j train: ")).findFirst().orElse(null);
+        return out.output().get(rank).stream().filter(x -> x.matches("nccl4j (train|perf): .*")).findFirst().orElse(null);
+    }
+
+    private static String shortly(String error) {
+        String e = error.substring(error.indexOf(": ") + 2);
+        return e.substring(0, Math.min(e.length(), 96));
     }
 
     /**

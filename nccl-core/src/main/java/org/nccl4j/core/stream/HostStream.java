@@ -331,8 +331,11 @@ public final class HostStream implements Stream {
     /** @return the error of a wait that gave up on a stream that finishes nothing */
     NcclException stalled() {
         StackTraceElement[] at = thread.getStackTrace();
+        // The innermost frame says how it waits, the innermost of ours what for.
+        String ours = java.util.Arrays.stream(at).filter(f -> f.getClassName().startsWith("org.nccl4j.")).findFirst()
+                .map(f -> f == at[0] ? "" : ", in " + f).orElse("");
         return NcclException.of(Result.TIMEOUT, "stream " + thread.getName() + " finished no operation for "
-                        + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (its thread is at " + at[0] + ")"),
+                        + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (its thread is at " + at[0] + ours + ")"),
                 "an operation is stuck outside nccl4j's own waits (a net plugin call?); abort the communicator; "
                         + "raise NCCL4J_OP_TIMEOUT_MS if single operations take longer");
     }
