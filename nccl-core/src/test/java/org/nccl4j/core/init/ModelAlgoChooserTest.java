@@ -92,4 +92,19 @@ class ModelAlgoChooserTest {
         assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "Ring,RecDbl"), 8, 8));
         assertEquals(Algorithm.RING, allReduce(chooser(8, 1, "Ring,RecDbl"), 16 << 20, 8));
     }
+
+    @Test
+    void rememberedChoicesAreTheOnesRatedAfresh() {
+        // 5 kinds x 31 sizes share 64 slots: entries displace each other, and every answer of the
+        // long-lived chooser must still be what a new one (nothing remembered) rates.
+        ModelAlgoChooser kept = chooser(8, 1, null);
+        for (int round = 0; round < 3; round++) {
+            for (CollOp.Func f : CollOp.Func.values()) {
+                for (int shift = 2; shift <= 32; shift++) {
+                    CollOp op = op(f, 1L << shift);
+                    assertEquals(chooser(8, 1, null).choose(op, 8), kept.choose(op, 8), f + " of 2^" + shift + " bytes");
+                }
+            }
+        }
+    }
 }
