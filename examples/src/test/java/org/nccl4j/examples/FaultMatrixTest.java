@@ -41,7 +41,6 @@ import org.nccl4j.examples.train.ReplicaDigest;
 class FaultMatrixTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.fault.trials", 4);
     private static final long OP_TIMEOUT_MS = 4000;
-    private static final String FAILED = "nccl4j (train|perf): (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*";
 
     private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS }
 
@@ -149,13 +148,13 @@ class FaultMatrixTest {
             if (r == victim) {
                 continue;
             }
-            String error = error(out, r);
+            String error = Ranks.errorLine(out, r);
             // A peer's death is the peer's error or a deadline, never a usage error (a wait
             // ended by the abort a failure set reports the failure's kind).
-            if (out.exitCodes()[r] != 2 || error == null || !error.matches(FAILED)) {
+            if (out.exitCodes()[r] != 2 || error == null || !error.matches(Ranks.PEER_FAILURE)) {
                 return "rank " + r + " ended with " + out.exitCodes()[r] + " and " + error;
             }
-            results.append(" rank ").append(r).append(' ').append(shortly(error));
+            results.append(" rank ").append(r).append(' ').append(Ranks.shortly(error));
         }
         return results.toString();
     }
@@ -172,29 +171,20 @@ class FaultMatrixTest {
         List<ReplicaDigest> digests = ReplicaDigest.fromOutputs(out.output());
         Set<Long> replicas = new java.util.HashSet<>();
         for (int r = 0; r < n; r++) {
-            String error = error(out, r);
+            String error = Ranks.errorLine(out, r);
             int code = out.exitCodes()[r];
             if (code == 0 && error == null && (!train || digests.get(r) != null)) {
                 if (train) {
                     replicas.add(digests.get(r).digest());
                 }
                 results.append(" rank ").append(r).append(" finished");
-            } else if (code == 2 && error != null && error.matches(FAILED)) {
-                results.append(" rank ").append(r).append(' ').append(shortly(error));
+            } else if (code == 2 && error != null && error.matches(Ranks.PEER_FAILURE)) {
+                results.append(" rank ").append(r).append(' ').append(Ranks.shortly(error));
             } else {
                 return "rank " + r + " ended with " + code + ", error " + error + ", digest " + digests.get(r);
             }
         }
         return replicas.size() > 1 ? "the ranks that finished hold different replicas " + replicas : results.toString();
-    }
-
-    private static String error(LocalLauncher.Outcome out, int rank) {
-        return out.output().get(rank).stream().filter(x -> x.matches("nccl4j (train|perf): .*")).findFirst().orElse(null);
-    }
-
-    private static String shortly(String error) {
-        String e = error.substring(error.indexOf(": ") + 2);
-        return e.substring(0, Math.min(e.length(), 96));
     }
 
     /**

@@ -26,7 +26,6 @@ import org.nccl4j.examples.train.ReplicaDigest;
  */
 class NetnsLinkFaultTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.linkfault.trials", 2);
-    private static final String FAILED = "nccl4j train: (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*";
 
     @Test
     void aCutLinkFailsBothRanksInTimeAndAFlapIsRiddenOut() throws Exception {
@@ -77,15 +76,14 @@ class NetnsLinkFaultTest {
             StringBuilder results = new StringBuilder();
             List<ReplicaDigest> digests = ReplicaDigest.fromOutputs(out.output());
             for (int r = 0; r < 2; r++) {
-                String error = out.output().get(r).stream().filter(x -> x.startsWith("nccl4j train: ")).findFirst()
-                        .orElse(null);
+                String error = Ranks.errorLine(out, r);
                 boolean ok = flap ? out.exitCodes()[r] == 0 && digests.get(r) != null
-                        : out.exitCodes()[r] == 2 && error != null && error.matches(FAILED);
+                        : out.exitCodes()[r] == 2 && error != null && error.matches(Ranks.PEER_FAILURE);
                 if (!ok) {
                     return "rank " + r + " ended with " + out.exitCodes()[r] + " and " + error + "\n" + all;
                 }
                 results.append(" rank ").append(r).append(flap ? " finished"
-                        : " " + error.substring(14, Math.min(error.length(), 110)));
+                        : " " + Ranks.shortly(error));
             }
             if (flap && digests.get(0).digest() != digests.get(1).digest()) {
                 return "the replicas differ\n" + all;

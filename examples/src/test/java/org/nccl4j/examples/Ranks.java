@@ -37,4 +37,18 @@ final class Ranks {
         return out.output().stream().flatMap(List::stream).filter(l -> l.startsWith(prefix)).sorted()
                 .collect(Collectors.toList());
     }
+
+    /** The error line of a rank that a peer's death or a deadline ended (exit 2). */
+    static final String PEER_FAILURE = "nccl4j (train|perf): (REMOTE_ERROR|TIMEOUT|SYSTEM_ERROR): .*";
+
+    /** @return the rank's {@code nccl4j train:} or {@code nccl4j perf:} error line, or null */
+    static String errorLine(LocalLauncher.Outcome out, int rank) {
+        return out.output().get(rank).stream().filter(x -> x.matches("nccl4j (train|perf): .*")).findFirst().orElse(null);
+    }
+
+    /** @return an error line without its command, cut for a one-line verdict */
+    static String shortly(String error) {
+        String e = error.substring(error.indexOf(": ") + 2);
+        return e.substring(0, Math.min(e.length(), 96));
+    }
 }

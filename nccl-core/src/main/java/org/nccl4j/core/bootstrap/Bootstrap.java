@@ -683,17 +683,6 @@ public final class Bootstrap implements AutoCloseable {
         }
     }
 
-    private boolean hasUnexpected(int peer, int tag) {
-        synchronized (unexpected) {
-            for (Unexpected u : unexpected) {
-                if (u.peer() == peer && u.tag() == tag) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
     /**
      * Tells every peer that this rank's communicator failed or was aborted ({@link #GONE_TAG}), so
      * a peer waiting for a message from it (a connection made on first use) fails at once; best
@@ -717,11 +706,22 @@ public final class Bootstrap implements AutoCloseable {
     }
 
     private Unexpected takeUnexpected(int peer, int tag) {
+        return findUnexpected(peer, tag, true);
+    }
+
+    private boolean hasUnexpected(int peer, int tag) {
+        return findUnexpected(peer, tag, false) != null;
+    }
+
+    /** @return the first arrived message from {@code peer} with {@code tag}, removed if {@code take}, or null */
+    private Unexpected findUnexpected(int peer, int tag, boolean take) {
         synchronized (unexpected) {
             for (Iterator<Unexpected> it = unexpected.iterator(); it.hasNext(); ) {
                 Unexpected u = it.next();
                 if (u.peer() == peer && u.tag() == tag) {
-                    it.remove();
+                    if (take) {
+                        it.remove();
+                    }
                     return u;
                 }
             }

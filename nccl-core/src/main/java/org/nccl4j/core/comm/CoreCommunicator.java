@@ -44,12 +44,12 @@ import org.nccl4j.core.wait.Deadline;
  * keeps for later exchanges, the abort flag every wait observes, and the first asynchronous error.
  */
 public final class CoreCommunicator implements Communicator, EnqueueTarget {
+    /** How long a failed or aborted communicator spends telling its peers so as it closes. */
+    private static final long GONE_NOTICE_MS = 200;
     private final int rank;
     private final int nranks;
     private final Device device;
     private final String netName;
-    /** How long a failed or aborted communicator spends telling its peers so as it closes. */
-    private static final long GONE_NOTICE_MS = 200;
     private final List<PeerInfo> peers;
     private final RankLayout layout;
     private final Bootstrap bootstrap;

@@ -1,5 +1,7 @@
 package org.nccl4j.core.stream;
 
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ForkJoinPool;
@@ -103,7 +105,7 @@ public final class HostStream implements Stream {
      * @param seg a buffer of a launch
      * @return whether the stream's thread may touch it (not confined to another thread)
      */
-    public boolean reaches(java.lang.foreign.MemorySegment seg) {
+    public boolean reaches(MemorySegment seg) {
         return seg.isAccessibleBy(thread);
     }
 
@@ -332,7 +334,7 @@ public final class HostStream implements Stream {
     NcclException stalled() {
         StackTraceElement[] at = thread.getStackTrace();
         // The innermost frame says how it waits, the innermost of ours what for.
-        String ours = java.util.Arrays.stream(at).filter(f -> f.getClassName().startsWith("org.nccl4j.")).findFirst()
+        String ours = Arrays.stream(at).filter(f -> f.getClassName().startsWith("org.nccl4j.")).findFirst()
                 .map(f -> f == at[0] ? "" : ", in " + f).orElse("");
         return NcclException.of(Result.TIMEOUT, "stream " + thread.getName() + " finished no operation for "
                         + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (its thread is at " + at[0] + ours + ")"),

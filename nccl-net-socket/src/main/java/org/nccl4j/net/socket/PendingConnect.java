@@ -1,6 +1,5 @@
 package org.nccl4j.net.socket;
 
-
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -106,9 +105,9 @@ final class PendingConnect {
         byte[] hs = new Handshake(connectorId, index, nSocks).bytes();
         cf.addListener(connected -> {
             if (!connected.isSuccess()) {
-                if (Unreachable.is(connected.cause()) && System.nanoTime() < giveUp && failure.get() == null && !abandoned) {
+                if (Unreachable.is(connected.cause()) && System.nanoTime() < giveUp && live()) {
                     loop.schedule(() -> {
-                        if (failure.get() == null && !abandoned) {
+                        if (live()) {
                             open(index, transport, loop, auth, connectorId, giveUp);
                         }
                     }, UNREACHABLE_RETRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -124,6 +123,10 @@ final class PendingConnect {
         });
     }
 
+    /** @return whether no connection failed and the caller still waits for this attempt */
+    private boolean live() {
+        return failure.get() == null && !abandoned;
+    }
 
     /** Writes a connection's handshake (and answer); on the channel's event loop. */
     private void introduce(Channel ch, ByteBuf handshake) {
