@@ -156,6 +156,23 @@ class PerfTest {
     }
 
     @Test
+    void callsAfterAComputeStepCheckOut() {
+        // 2 placements x 15 timed calls, each after 100 ms of compute on every rank: the run
+        // cannot be shorter than 3 s, longer than the rest of it takes (a lower bound, not a speed).
+        long t0 = System.nanoTime();
+        Cli.Result r = Cli.run("perf", "--threads", "2", "--op", "allreduce", "-b", "16K", "-e", "16K", "-z", "2",
+                "--compute-us", "100000", "-n", "15", "-w", "1");
+        long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(0, r.exitCode(), r.text());
+        assertTrue(r.lines().contains("# Blocking calls, each after a compute step of 100000 us on every rank: time is "
+                + "the median over calls of the call's least time over ranks"), r.text());
+        PerfTable t = PerfTable.parse(r.lines());
+        assertEquals(1, t.rows().size(), r.text());
+        t.assertNoWrong();
+        assertTrue(elapsedMs >= 2 * 15 * 100, elapsedMs + " ms");
+    }
+
+    @Test
     void badArgumentsAreRefused() {
         Cli.Result r = Cli.run("perf", "--threads", "1", "-d", "complex");
         assertEquals(2, r.exitCode(), r.text());
@@ -166,6 +183,9 @@ class PerfTest {
         r = Cli.run("perf", "--threads", "1", "-z", "3");
         assertEquals(2, r.exitCode(), r.text());
         assertTrue(r.stderr().contains("-z 3: 0, 1 or 2"), r.text());
+        r = Cli.run("perf", "--threads", "1", "--compute-us", "10");
+        assertEquals(2, r.exitCode(), r.text());
+        assertTrue(r.stderr().contains("--compute-us 10: at least 0, and it times blocking calls: add -z 2"), r.text());
     }
 
     @ParameterizedTest

@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.nccl4j.Completion;
@@ -48,6 +49,7 @@ public final class PerfRank implements AutoCloseable {
     private final StagedBuffer recv;
     /** Perf's own small collectives (barrier, times, errors, device lines): {@link #LINE_BYTES} per rank and one more. */
     private final StagedBuffer scalar;
+    private final ComputeStep computeStep = new ComputeStep();
     private final Stream stream;
     private final int rank;
     private final int nranks;
@@ -206,13 +208,17 @@ public final class PerfRank implements AutoCloseable {
         stream.synchronize();
         barrier();
 
-        long t0 = System.nanoTime();
-        for (int iter = 0; iter < s.iters(); iter++) {
-            start(c, type, op, inPlace, iter);
+        double sec;
+        if (s.computeNanos() > 0) {
+            sec = afterCompute(c, type, op, inPlace);
+        } else {
+            long t0 = System.nanoTime();
+            for (int iter = 0; iter < s.iters(); iter++) {
+                start(c, type, op, inPlace, iter);
+            }
+            stream.synchronize();
+            sec = combineTimes((System.nanoTime() - t0) / 1e9 / s.iters());
         }
-        stream.synchronize();
-        double sec = (System.nanoTime() - t0) / 1e9 / s.iters();
-        sec = combineTimes(sec);
 
         long algBytes = s.coll().algBytes(c.paramCount(), type.size(), nranks);
         double algBw = algBytes / 1e9 / sec;
@@ -240,6 +246,35 @@ public final class PerfRank implements AutoCloseable {
         bwSum += busBw;
         bwCount++;
         return PerfReport.rowPart(sec * 1e6, algBw, busBw, wrong);
+    }
+
+    /**
+     * The timed calls of {@code --compute-us}: each after a compute step, as a training loop's
+     * AllReduce follows its backward pass. A rank that finishes its step early waits inside the
+     * call for the others; the last to arrive waits for nobody, so the least time over ranks is
+     * the call's own cost, and the median over calls leaves out the ones a rank lost its core in.
+     *
+     * @return seconds, the median over calls
+     */
+    private double afterCompute(ByteCounts c, ElementType type, RedOp op, boolean inPlace) {
+        double[] own = new double[s.iters()];
+        for (int iter = 0; iter < s.iters(); iter++) {
+            computeStep.run(s.computeNanos());
+            long t = System.nanoTime();
+            start(c, type, op, inPlace, iter);
+            own[iter] = System.nanoTime() - t;
+        }
+        for (int iter = 0; iter < own.length; iter++) {
+            own[iter] = minOverRanks(own[iter]);
+        }
+        Arrays.sort(own);
+        return own[own.length / 2] / 1e9;
+    }
+
+    private double minOverRanks(double v) {
+        scalar.host().set(ValueLayout.JAVA_DOUBLE, 0, v);
+        scalarCollective(CollOp.Func.ALL_REDUCE, 1, DataType.FLOAT64, RedOp.MIN, 0, 8);
+        return scalar.host().get(ValueLayout.JAVA_DOUBLE, 0);
     }
 
     /**

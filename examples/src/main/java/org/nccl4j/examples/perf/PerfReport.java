@@ -38,6 +38,9 @@ public final class PerfReport {
                 s.stepFactor() > 1 ? "factor" : "bytes", s.warmupIters(), s.iters(), 1, s.check(), 0));
         if (s.blocking() == 1) {
             lines.add("# Blocking Enabled: wait for completion and barrier after each collective ");
+        } else if (s.blocking() == 2 && s.computeNanos() > 0) {
+            lines.add(String.format(Locale.ROOT, "# Blocking calls, each after a compute step of %d us on every rank: "
+                    + "time is the median over calls of the call's least time over ranks", s.computeNanos() / 1000));
         } else if (s.blocking() == 2) {
             lines.add("# Blocking calls: each returns when its collective is done, back to back, no barrier");
         }

@@ -23,13 +23,15 @@ import org.nccl4j.RedOp;
  *                    the calling thread; the others enqueue and wait for each)
  * @param average     how times combine over ranks ({@code -a}): 0 rank 0's, 1 the mean, 2 the
  *                    minimum, 3 the maximum
+ * @param computeNanos {@code --compute-us}: a compute step this long on each rank before each timed
+ *                    call, as a training loop makes them (0: calls back to back); needs {@code -z 2}
  * @param nThreads    ranks per process, for the preamble ({@code nThread})
  * @param onDevice    whether the buffers are the communicator's device memory ({@code --device cuda})
  *                    rather than host memory
  */
 public record PerfSettings(Collective coll, long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters,
                            int warmupIters, int check, List<RedOp> ops, List<ElementType> types, int root,
-                           int blocking, int average, int nThreads, boolean onDevice) {
+                           int blocking, int average, long computeNanos, int nThreads, boolean onDevice) {
     /**
      * Checks the values nccl-tests would refuse or loop forever on.
      *
@@ -53,6 +55,10 @@ public record PerfSettings(Collective coll, long minBytes, long maxBytes, long s
         }
         if (iters < 1 || warmupIters < 0 || check < 0) {
             throw new IllegalArgumentException("iters must be at least 1, warmup_iters and check at least 0");
+        }
+        if (computeNanos < 0 || computeNanos > 0 && blocking != 2) {
+            throw new IllegalArgumentException("--compute-us " + computeNanos / 1000 + ": at least 0, and it times "
+                    + "blocking calls: add -z 2");
         }
         if (average < 0 || average > 3) {
             throw new IllegalArgumentException("average must be 0 (rank 0), 1 (mean), 2 (min) or 3 (max)");

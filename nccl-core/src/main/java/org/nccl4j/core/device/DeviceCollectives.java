@@ -85,22 +85,6 @@ public interface DeviceCollectives extends AutoCloseable {
     }
 
     /**
-     * A blocking call's group (checked by {@link #checkGroup}): runs it and returns once it is
-     * done. This default launches it and waits; the host backend runs it on the calling thread
-     * when its stream is idle, saving two thread hand-offs.
-     *
-     * @param colls  the collectives
-     * @param p2ps   the sends and receives
-     * @param stream where it is ordered
-     */
-    default void runGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
-        Completion c = launchGroup(colls, p2ps, stream);
-        if (c != null) {
-            c.await();
-        }
-    }
-
-    /**
      * Waits for the enqueued work (bounded by the operation deadline; after an abort the kernels
      * see the abort flag and end), then frees device memory; idempotent.
      */

@@ -44,40 +44,6 @@ final class DeviceGroup {
         }
     }
 
-    /**
-     * A blocking call outside any group: one communicator's operation, run by its backend
-     * ({@link org.nccl4j.core.device.DeviceCollectives#runGroup}) before this returns.
-     */
-    static void run(List<DevicePending> ops) {
-        if (ops.size() == 1 && ops.get(0).coll() != null) {
-            runOne(ops.get(0));
-            return;
-        }
-        List<Batch> batches = checkedOrFail(ops);
-        for (Batch b : batches) {
-            try {
-                b.comm().onDevice().runGroup(b.colls(), b.p2ps(), b.stream());
-            } catch (NcclException e) {
-                b.completions().forEach(x -> x.fail(e));
-                throw e;
-            }
-            b.completions().forEach(x -> x.bind(null));
-        }
-    }
-
-    /** {@link #run} of one collective, without the grouping (the blocking call's path: no maps, no lists). */
-    private static void runOne(DevicePending p) {
-        List<DeviceCollOp> colls = List.of(p.coll());
-        try {
-            p.comm().onDevice().checkGroup(colls, List.of(), p.stream());
-            p.comm().onDevice().runGroup(colls, List.of(), p.stream());
-        } catch (NcclException e) {
-            p.completion().fail(e);
-            throw e;
-        }
-        p.completion().bind(null);
-    }
-
     /** {@link #checked}, failing every operation's completion with a refusal. */
     private static List<Batch> checkedOrFail(List<DevicePending> ops) {
         try {

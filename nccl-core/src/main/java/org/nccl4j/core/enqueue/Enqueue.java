@@ -185,17 +185,29 @@ public final class Enqueue {
      * @param stream the stream it is ordered on
      */
     public static void collectiveAndWait(EnqueueTarget comm, CollOp op, Stream stream) {
-        DevicePending p = recorded(() -> checkedCollective(comm, op, stream));
         if (GROUP.get().depth > 0) {
             // Inside a group it waits for groupEnd, as the asynchronous call's await does.
-            enqueueDevice(p).await();
+            enqueueDevice(recorded(() -> checkedCollective(comm, op, stream))).await();
             return;
         }
-        DeviceGroup.run(List.of(p));
+        // Nothing to group with: straight to the engine, without the group's device operation
+        // (the small call's path, measured in objects and indirections per call).
+        HostStream s = checkedHostCollective(comm, op, stream);
+        ((HostCollectives) comm.onDevice()).run(op, s);
     }
 
     /** @return the checked collective, as the device operation of a host backend's launch */
     private static DevicePending checkedCollective(EnqueueTarget comm, CollOp op, Stream stream) {
+        HostStream s = checkedHostCollective(comm, op, stream);
+        Device d = comm.device();
+        DeviceCollOp dop = new DeviceCollOp(op.func().kind(), view(d, op.in()), view(d, op.out()), op.count(), op.type(),
+                op.op(), op.root());
+        return new DevicePending(comm, s, dop, null,
+                new GroupCompletion(dop.kind().ncclName(), comm.userRank()));
+    }
+
+    /** Checks a collective on host memory: @return its stream */
+    private static HostStream checkedHostCollective(EnqueueTarget comm, CollOp op, Stream stream) {
         HostStream s = stream(comm, stream);
         int n = comm.count();
         boolean reduces = op.func() != CollOp.Func.BROADCAST && op.func() != CollOp.Func.ALL_GATHER;
@@ -238,11 +250,7 @@ public final class Enqueue {
                     op.func(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, s,
                     chosen.algorithm().ncclName(), chosen.protocol().ncclName());
         }
-        Device d = comm.device();
-        DeviceCollOp dop = new DeviceCollOp(op.func().kind(), view(d, op.in()), view(d, op.out()), op.count(), op.type(),
-                op.op(), op.root());
-        return new DevicePending(comm, s, dop, null,
-                new GroupCompletion(dop.kind().ncclName(), comm.userRank()));
+        return s;
     }
 
     /**

@@ -114,12 +114,16 @@ public final class HostCollectives implements DeviceCollectives {
         return done;
     }
 
-    /** On the calling thread if the stream is idle, else as {@link #launchGroup} and waits. */
-    @Override
-    public void runGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
-        HostStream s = own(stream);
+    /**
+     * A blocking collective called outside a group (checked): on the calling thread if the stream
+     * is idle, else queued behind the stream's work and waited for.
+     *
+     * @param op the collective on host memory
+     * @param s  its stream
+     */
+    public void run(CollOp op, HostStream s) {
         HostCompletion done = new HostCompletion(s);
-        Runnable task = task(colls, p2ps, s, done);
+        Runnable task = engineTask(List.of(engine.choose(op)), List.of(), s, done);
         if (!s.runIfIdle(task)) {
             s.submit(task);
         }
@@ -137,6 +141,11 @@ public final class HostCollectives implements DeviceCollectives {
             hostP2ps.add(new P2pOp(op.send(), segment(op.buf(), op.send() ? "sendbuff" : "recvbuff"), op.bytes(),
                     op.peer()));
         }
+        return engineTask(hostColls, hostP2ps, s, done);
+    }
+
+    /** The launch as a stream task: the engine runs it; a failure fails the completion (and, unless an argument, the communicator). */
+    private Runnable engineTask(List<CollOp> hostColls, List<P2pOp> hostP2ps, HostStream s, HostCompletion done) {
         return () -> {
             try {
                 engine.launch(hostColls, hostP2ps);

@@ -82,9 +82,10 @@ final class ModelAlgoChooser implements AlgoChooser {
     @Override
     public boolean mayChooseRecursiveDoubling(int nranks) {
         // Across nodes a hop is a network step, and two ranks save one (measured over the Socket
-        // net at 64 KiB: 1.48 GB/s against the ring's 0.87-0.95).
+        // net at 64 KiB: 1.48 GB/s against the ring's 0.87-0.95); NCCL_ALGO naming it alone
+        // asks for it from two ranks on a node too.
         return recDblAllowed && nranks <= MAX_RECDBL_RANKS
-                && (nranks >= MIN_RECDBL_RANKS || model.context().nNodes() > 1);
+                && (nranks >= MIN_RECDBL_RANKS || recDblForced || model.context().nNodes() > 1);
     }
 
     /**

@@ -20,8 +20,9 @@ public interface AlgoChooser {
     /** Most ranks recursive doubling runs on: each rank connects to log2(ranks) partners at init. */
     int MAX_RECDBL_RANKS = 16;
     /**
-     * Fewest on one node: with two ranks it saves no hop that costs (measured), with three one
-     * hop of four; across nodes, where a hop is a network step, from two.
+     * Fewest on one node when the model chooses: with two ranks it saves no hop that costs
+     * (measured), with three one hop of four; across nodes, where a hop is a network step, and
+     * where {@code NCCL_ALGO} names it alone, from two.
      */
     int MIN_RECDBL_RANKS = 4;
 

@@ -71,11 +71,15 @@ class ModelAlgoChooserTest {
     }
 
     @Test
-    void twoOrThreeRanksOnANodeNeverAndTwoAcrossNodesForSmallCalls() {
+    void twoOrThreeRanksOnANodeOnlyWhenNamedAloneAndTwoAcrossNodesForSmallCalls() {
         for (int n : new int[] {2, 3}) {
-            ModelAlgoChooser c = chooser(n, 1, "RecDbl");
+            ModelAlgoChooser c = chooser(n, 1, null);
             assertFalse(c.mayChooseRecursiveDoubling(n), n + " ranks");
-            assertEquals(Algorithm.RING, allReduce(c, 8, n), n + " ranks, even when NCCL_ALGO names it alone");
+            assertEquals(Algorithm.RING, allReduce(c, 8, n), n + " ranks");
+            ModelAlgoChooser named = chooser(n, 1, "RecDbl");
+            assertTrue(named.mayChooseRecursiveDoubling(n), n + " ranks, NCCL_ALGO=RecDbl");
+            assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(named, 8, n), n + " ranks, NCCL_ALGO=RecDbl");
+            assertFalse(chooser(n, 1, "Ring,RecDbl").mayChooseRecursiveDoubling(n), n + " ranks, NCCL_ALGO=Ring,RecDbl");
         }
         ModelAlgoChooser across = chooser(2, 2, null);
         assertTrue(across.mayChooseRecursiveDoubling(2));

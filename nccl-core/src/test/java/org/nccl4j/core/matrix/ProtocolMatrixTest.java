@@ -49,15 +49,15 @@ class ProtocolMatrixTest {
     }
 
     @Test
-    void recursiveDoublingIsNotChosenBelowFourRanksEvenWhenNamedAlone() {
+    void recursiveDoublingRunsTwoAndThreeRanksWhenNamedAlone() {
         assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
             for (int n : new int[] {2, 3}) {
                 List<Communicator> comms = Nccl.commInitAll(n, CommConfig.builder().param("NCCL_ALGO", "RecDbl").build());
                 try {
                     CollOp probe = new CollOp(CollOp.Func.ALL_REDUCE, MemorySegment.NULL, MemorySegment.NULL, 1,
                             DataType.FLOAT32, RedOp.SUM, -1);
-                    assertEquals(Algorithm.RING, ((CoreCommunicator) comms.get(0)).engine().choose(probe).algorithm(),
-                            n + " ranks");
+                    assertEquals(Algorithm.RECURSIVE_DOUBLING,
+                            ((CoreCommunicator) comms.get(0)).engine().choose(probe).algorithm(), n + " ranks");
                     ThreadMatrixTest.run(comms, List.of(new CollectiveCase("allreduce", DataType.INT32, RedOp.SUM, 7,
                             false, 0)));
                 } finally {
