@@ -16,7 +16,9 @@ public final class Main {
      * @param args command line
      */
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        int code = commandLine().execute(args);
+        ExitHold.hold();
+        System.exit(code);
     }
 
     /** @return the command line parser of {@code nccl4j}, for {@link #main} and in-process tests */

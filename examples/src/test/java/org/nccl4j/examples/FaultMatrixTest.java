@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -34,13 +36,17 @@ import org.nccl4j.examples.train.ReplicaDigest;
  * After a kill or stop every survivor must end with an NcclException of REMOTE_ERROR, TIMEOUT or
  * SYSTEM_ERROR (exit 2, its message naming the result) within its deadline; after closed sockets
  * every rank, the victim too, either finishes with the same replica as the others (the sockets
- * were not needed any more: SHM carries the data) or ends so. Never a hang, and no
- * {@code /dev/shm} segment left behind. {@code -Dnccl4j.fault.trials=N} (CI: 4) and
+ * were not needed any more: SHM carries the data) or ends so. Never a hang, no
+ * {@code /dev/shm} segment left behind, and every rank that outlived the fault, looked at from
+ * outside once its command has ended ({@link LeftBehind}), holds no nccl4j thread, TCP socket or
+ * {@code /dev/shm} mapping. {@code -Dnccl4j.fault.trials=N} (CI: 4) and
  * {@code -Dnccl4j.fault.seed=S} (printed; replays a run), {@code -Dnccl4j.fault.only=F} (one fault).
  */
 class FaultMatrixTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.fault.trials", 4);
     private static final long OP_TIMEOUT_MS = 4000;
+    /** How long each rank JVM stays after its command, for {@link LeftBehind} to look. */
+    private static final long HOLD_MS = 1500;
 
     private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS }
 
@@ -88,7 +94,8 @@ class FaultMatrixTest {
         LocalLauncher l = (train ? Ranks.launcher("train", "--epochs", kills ? "1000" : "300")
                 : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
                         kills ? "100000" : "100")).env("NCCL_PROTO", proto)
-                .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000");
+                .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000")
+                .env("NCCL4J_EXIT_HOLD_MS", Long.toString(HOLD_MS));
         if (kills) {
             l.expectExit(victim, 137);
         }
@@ -99,6 +106,13 @@ class FaultMatrixTest {
         CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(
                 () -> Ranks.run(l, n, n, Nccl.getUniqueId().toString(), Duration.ofSeconds(120)));
         long pid = RankJvms.findRank(victim, Duration.ofSeconds(20));
+        // Every rank that outlives the fault is looked at from outside once its command has ended.
+        Map<Integer, CompletableFuture<String>> watched = new TreeMap<>();
+        for (int r = 0; r < n; r++) {
+            if (r != victim || !kills) {
+                watched.put(r, LeftBehind.watch(RankJvms.findRank(r, Duration.ofSeconds(20)), Duration.ofSeconds(140)));
+            }
+        }
         if (!kills) {
             // From its first connection on (bootstrap, then the net's), not while the JVM starts.
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -137,6 +151,12 @@ class FaultMatrixTest {
         left.removeAll(shmBefore);
         if (!left.isEmpty()) {
             return "LEAK: /dev/shm " + left + "\n" + all;
+        }
+        for (Map.Entry<Integer, CompletableFuture<String>> w : watched.entrySet()) {
+            String held = w.getValue().get(20, TimeUnit.SECONDS);
+            if (!held.isEmpty()) {
+                return "LEAK: rank " + w.getKey() + " after its command ended: " + held + "\n" + all;
+            }
         }
         return String.format("ok in %.1f s;%s", secs, results);
     }

@@ -30,6 +30,8 @@ import org.nccl4j.core.enqueue.Enqueue;
 import org.nccl4j.core.enqueue.HostCollectives;
 import org.nccl4j.core.enqueue.EnqueueTarget;
 import org.nccl4j.core.kernel.Engine;
+import org.nccl4j.core.net.InitNet;
+import org.nccl4j.core.net.NetSelection;
 import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.peer.RankLayout;
@@ -49,7 +51,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final int rank;
     private final int nranks;
     private final Device device;
-    private final String netName;
+    private final NetSelection net;
     private final List<PeerInfo> peers;
     private final RankLayout layout;
     private final Bootstrap bootstrap;
@@ -71,7 +73,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * @param rank      this rank
      * @param nranks    number of ranks
      * @param device    this rank's device
-     * @param netName   the network chosen by initNet
+     * @param net       the network chosen by initNet, released when it is destroyed
      * @param peers     every rank's AllGather1 info
      * @param layout    where the ranks are
      * @param bootstrap the bootstrap, kept open for later exchanges
@@ -87,7 +89,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * @param commConfig the settings it was created with (its children's default)
      * @param children  builds its split and shrunk communicators
      */
-    public CoreCommunicator(int rank, int nranks, Device device, String netName, List<PeerInfo> peers,
+    public CoreCommunicator(int rank, int nranks, Device device, NetSelection net, List<PeerInfo> peers,
                             RankLayout layout, Bootstrap bootstrap, AbortFlag abortFlag, Config config,
                             Duration initTime, Engine engine, DeviceCollectives onDevice, Arena arena,
                             AtomicReference<Proxy> proxy, CommFailure failure, CommConfig commConfig,
@@ -95,7 +97,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         this.rank = rank;
         this.nranks = nranks;
         this.device = device;
-        this.netName = netName;
+        this.net = net;
         this.peers = List.copyOf(peers);
         this.layout = layout;
         this.bootstrap = bootstrap;
@@ -140,7 +142,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public String netName() {
         checkOpen();
-        return netName;
+        return net.net().name();
     }
 
     @Override
@@ -455,8 +457,9 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         }
         if (stopped) {
             arena.close();
+            InitNet.release(net);
         } else {
-            Log.warn("comm rank %d: threads still running at %s; its connection memory is kept", rank,
+            Log.warn("comm rank %d: threads still running at %s; its connection memory and network are kept", rank,
                     graceful ? "destroy" : "abort");
         }
     }
@@ -470,6 +473,6 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
 
     @Override
     public String toString() {
-        return "Communicator[rank " + rank + "/" + nranks + ", " + device + ", net " + netName + "]";
+        return "Communicator[rank " + rank + "/" + nranks + ", " + device + ", net " + net.net().name() + "]";
     }
 }

@@ -151,16 +151,16 @@ public final class CommInit {
             Log.info(Subsys.INIT, "comm rank %d nranks %d device %s:%d busId %s - Init COMPLETE (%d ms)",
                     rank, nranks, dev.backend(), devIndex, dev.busIdText(), took.toMillis());
             return new CoreCommunicator(rank, nranks, new Device(dev.backend(), devIndex, dev.busIdText()),
-                    net.net().name(), peers, layout, bootstrap, abort, config, took, engine, onDevice, arena, proxy,
+                    net, peers, layout, bootstrap, abort, config, took, engine, onDevice, arena, proxy,
                     failure, comm, CommChildren.INSTANCE);
         } catch (NcclException e) {
-            release(bootstrap, engine, onDevice, proxy, arena);
+            release(net, bootstrap, engine, onDevice, proxy, arena);
             throw e;
         } catch (RuntimeException e) {
-            release(bootstrap, engine, onDevice, proxy, arena);
+            release(net, bootstrap, engine, onDevice, proxy, arena);
             throw NcclException.of(Result.INTERNAL_ERROR, "init of rank " + rank + " failed: " + e, null, e);
         } catch (Error e) {
-            release(bootstrap, engine, onDevice, proxy, arena);
+            release(net, bootstrap, engine, onDevice, proxy, arena);
             throw e;
         } finally {
             if (root != null) {
@@ -228,7 +228,7 @@ public final class CommInit {
     }
 
     /** A failed init's teardown: threads first; memory only once no thread can touch it. */
-    private static void release(Bootstrap bootstrap, Engine engine, DeviceCollectives onDevice,
+    private static void release(NetSelection net, Bootstrap bootstrap, Engine engine, DeviceCollectives onDevice,
                                 AtomicReference<Proxy> proxy, Arena arena) {
         if (bootstrap != null) {
             bootstrap.abort();
@@ -239,13 +239,13 @@ public final class CommInit {
         Proxy p = proxy.get();
         boolean stopped = p == null || p.stop();
         stopped &= engine == null || engine.stop();
-        if (arena == null) {
-            return;
-        }
         if (stopped) {
-            arena.close();
+            InitNet.release(net);
+            if (arena != null) {
+                arena.close();
+            }
         } else {
-            Log.warn("failed init: threads still running; its connection memory is kept");
+            Log.warn("failed init: threads still running; its connection memory and network are kept");
         }
     }
 

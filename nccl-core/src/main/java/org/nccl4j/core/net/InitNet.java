@@ -32,7 +32,17 @@ public final class InitNet {
     /** NCCL_NET value → the nets initialised for it, each with the settings it read. */
     private static final Map<String, List<Initialised>> SELECTED = new ConcurrentHashMap<>();
 
-    private record Initialised(NetSelection selection, Map<String, String> settings) {
+    /** A net initialised for the process, and how many communicators (or inits) use it now. */
+    private static final class Initialised {
+        final NetSelection selection;
+        final Map<String, String> settings;
+        int users;
+
+        Initialised(NetSelection selection, Map<String, String> settings) {
+            this.selection = selection;
+            this.settings = settings;
+        }
+
         boolean matches(Config config) {
             return settings.entrySet().stream().allMatch(
                     e -> java.util.Objects.equals(e.getValue(), CoreNetContext.value(config, e.getKey())));
@@ -52,7 +62,8 @@ public final class InitNet {
 
     /**
      * @param config parameters ({@code NCCL_NET} and whatever the plugins read)
-     * @return the process's network for that {@code NCCL_NET} value and these net settings
+     * @return the process's network for that {@code NCCL_NET} value and these net settings, one
+     *     more user of it until {@link #release}
      * @throws NcclException with {@link Result#INVALID_USAGE} if no candidate is usable
      */
     public static NetSelection select(Config config) {
@@ -61,17 +72,45 @@ public final class InitNet {
             List<Initialised> nets = SELECTED.computeIfAbsent(key(wanted), k -> new ArrayList<>());
             for (Initialised i : nets) {
                 if (i.matches(config)) {
-                    return i.selection();
+                    i.users++;
+                    return i.selection;
                 }
             }
             CoreNetContext context = new CoreNetContext(config);
             NetSelection s = choose(context, wanted, providers());
             if (!nets.isEmpty()) {
                 Log.info(Subsys.INIT | Subsys.NET, "NET : settings %s differ from those of the net already in use %s: "
-                        + "initialised another %s", context.reads(), nets.get(0).settings(), s.net().name());
+                        + "initialised another %s", context.reads(), nets.get(0).settings, s.net().name());
             }
-            nets.add(new Initialised(s, context.reads()));
+            Initialised i = new Initialised(s, context.reads());
+            i.users = 1;
+            nets.add(i);
             return s;
+        }
+    }
+
+    /**
+     * One user of a {@link #select}ed network is done with it (a communicator destroyed, or an
+     * init that failed). The last one shuts a {@link Net#restartable} network down, its threads
+     * end, and the next {@link #select} initialises a new one; any other stays for the process,
+     * as NCCL's.
+     *
+     * @param s what {@link #select} returned
+     */
+    public static void release(NetSelection s) {
+        synchronized (InitNet.class) {
+            for (List<Initialised> nets : SELECTED.values()) {
+                for (Initialised i : nets) {
+                    if (i.selection == s) {
+                        if (--i.users == 0 && s.net().restartable()) {
+                            nets.remove(i);
+                            Log.info(Subsys.INIT | Subsys.NET, "NET : %s no longer used: shut down", s.net().name());
+                            s.net().shutdown();
+                        }
+                        return;
+                    }
+                }
+            }
         }
     }
 

@@ -429,6 +429,12 @@ public final class SocketNet implements Net {
         cast(comm, SocketListenComm.class, "listen comm").close();
     }
 
+    /** Its event loops stop with the last communicator; the next one initialises a new instance. */
+    @Override
+    public boolean restartable() {
+        return true;
+    }
+
     @Override
     public int maxRequests() {
         return SocketComm.MAX_REQUESTS;

@@ -172,4 +172,17 @@ public interface Net {
     /** Releases everything the network holds process-wide (threads, native libraries). */
     default void shutdown() {
     }
+
+    /**
+     * Whether the process may {@link #shutdown} this network once its last communicator is
+     * destroyed and initialise a new instance for the next one: then a process that is done with
+     * nccl4j keeps none of the network's threads. NCCL initialises its network once per process
+     * and never finalises it, which is what a network that answers {@code false} (the default:
+     * native plugins) gets.
+     *
+     * @return whether shutdown and a later fresh init are safe
+     */
+    default boolean restartable() {
+        return false;
+    }
 }

@@ -1,0 +1,102 @@
+package org.nccl4j.examples;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * What a rank JVM still holds once its command has ended, seen from outside while it holds
+ * before exiting ({@code NCCL4J_EXIT_HOLD_MS}, the CLI's {@code exit-hold} thread): threads
+ * named for nccl4j (its streams, channels, proxy, Netty loops), TCP sockets ({@code ss}) and
+ * {@code /dev/shm} mappings ({@code /proc/PID/maps}). Read from the kernel, not asked of the JVM.
+ */
+final class LeftBehind {
+    private LeftBehind() {
+    }
+
+    /**
+     * Watches a process until it holds, then looks.
+     *
+     * @param pid     the rank JVM
+     * @param timeout how long it may take to get there
+     * @return empty if it held nothing; else what it held, or that it never held
+     */
+    static CompletableFuture<String> watch(long pid, Duration timeout) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("left-behind-" + pid).start(() -> {
+            try {
+                f.complete(look(pid, timeout));
+            } catch (Exception e) {
+                f.complete("watching pid " + pid + " failed: " + e);
+            }
+        });
+        return f;
+    }
+
+    private static String look(long pid, Duration timeout) throws IOException, InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < end) {
+            List<String> threads = threads(pid);
+            if (threads == null) {
+                return "pid " + pid + " exited without holding (NCCL4J_EXIT_HOLD_MS)";
+            }
+            if (threads.contains(ExitHold.THREAD)) {
+                List<String> left = new ArrayList<>();
+                List<String> ours = threads.stream().filter(t -> t.toLowerCase(Locale.ROOT).startsWith("nccl")).toList();
+                if (!ours.isEmpty()) {
+                    left.add("threads " + ours);
+                }
+                List<String> shm = shmMappings(pid);
+                if (!shm.isEmpty()) {
+                    left.add("/dev/shm mappings " + shm);
+                }
+                List<String> tcp = tcpSockets(pid);
+                if (!tcp.isEmpty()) {
+                    left.add("TCP sockets " + tcp);
+                }
+                return String.join("; ", left);
+            }
+            Thread.sleep(20);
+        }
+        return "pid " + pid + " did not hold within " + timeout.toSeconds() + " s";
+    }
+
+    /** @return the kernel's names of the process's threads, or {@code null} once it is gone */
+    private static List<String> threads(long pid) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            List<String> names = new ArrayList<>();
+            for (Path t : tasks.toList()) {
+                try {
+                    names.add(Files.readString(t.resolve("comm")).strip());
+                } catch (IOException gone) {
+                    // that thread ended meanwhile
+                }
+            }
+            return names;
+        } catch (IOException | java.io.UncheckedIOException gone) {
+            return null;
+        }
+    }
+
+    private static List<String> shmMappings(long pid) throws IOException {
+        try (Stream<String> maps = Files.lines(Path.of("/proc/" + pid + "/maps"))) {
+            return maps.filter(l -> l.contains("/dev/shm/")).map(l -> l.substring(l.indexOf("/dev/shm/"))).distinct()
+                    .toList();
+        }
+    }
+
+    private static List<String> tcpSockets(long pid) throws IOException, InterruptedException {
+        Process ss = new ProcessBuilder("ss", "-tnpHa").redirectErrorStream(true).start();
+        List<String> mine = new String(ss.getInputStream().readAllBytes()).lines()
+                .filter(l -> l.contains("pid=" + pid + ",")).map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
+        ss.waitFor(5, TimeUnit.SECONDS);
+        return mine;
+    }
+}
