@@ -73,10 +73,24 @@ public final class TransportSetup {
      * @return send connections and receive connections by link
      */
     public Connected connect(Bootstrap bootstrap, List<Link> recvs, List<Link> sends, int tagBase, Deadline deadline) {
-        int n = ctx.nranks();
-        int rank = ctx.rank();
         Map<Link, Conn> sendConns = new HashMap<>();
         Map<Link, Conn> recvConns = new HashMap<>();
+        try {
+            connectSteps(bootstrap, recvs, sends, tagBase, deadline, sendConns, recvConns);
+        } catch (RuntimeException | Error e) {
+            // The earlier steps' connections hold net comms and memory nobody else will free.
+            sendConns.values().forEach(Conn::close);
+            recvConns.values().forEach(Conn::close);
+            throw e;
+        }
+        return new Connected(sendConns, recvConns);
+    }
+
+    /** {@link #connect}'s steps, each peer distance in turn; what is connected lands in the maps as it is. */
+    private void connectSteps(Bootstrap bootstrap, List<Link> recvs, List<Link> sends, int tagBase, Deadline deadline,
+                              Map<Link, Conn> sendConns, Map<Link, Conn> recvConns) {
+        int n = ctx.nranks();
+        int rank = ctx.rank();
         for (int i = 1; i < n; i++) {
             int recvPeer = (rank - i + n) % n;
             int sendPeer = (rank + i) % n;
@@ -113,7 +127,6 @@ public final class TransportSetup {
                 recvSide.connect(ctx, recvConns);
             }
         }
-        return new Connected(sendConns, recvConns);
     }
 
     /**
@@ -180,6 +193,10 @@ public final class TransportSetup {
         } finally {
             ctx.abort().remove(forward);
         }
+        if (!acceptor.isAlive()) {
+            // Ended: its connections are the caller's, to use or, on a failure below, to close.
+            recvConns.putAll(accepted);
+        }
         ctx.abort().check("connection setup with ranks " + sends.peer() + " and " + recvs.peer()); // with its reason
         if (acceptor.isAlive()) {
             throw NcclException.of(Result.TIMEOUT, "rank " + ctx.rank() + ": accepting from rank " + recvs.peer()
@@ -193,7 +210,6 @@ public final class TransportSetup {
         if (failure instanceof Error e) {
             throw e;
         }
-        recvConns.putAll(accepted);
     }
 
     /** @return whether {@code t} ended before {@code deadline}; an interrupt is kept for the caller */
