@@ -57,9 +57,10 @@ final class LeftBehind {
                 if (!shm.isEmpty()) {
                     left.add("/dev/shm mappings " + shm);
                 }
-                List<String> tcp = tcpSockets(pid);
+                List<String> all = tcpSockets();
+                List<String> tcp = all.stream().filter(l -> l.contains("pid=" + pid + ",")).toList();
                 if (!tcp.isEmpty()) {
-                    left.add("TCP sockets " + tcp);
+                    left.add("TCP sockets " + tcp + "; their other ends: " + otherEnds(tcp, all));
                 }
                 return String.join("; ", left);
             }
@@ -92,11 +93,33 @@ final class LeftBehind {
         }
     }
 
-    private static List<String> tcpSockets(long pid) throws IOException, InterruptedException {
+    /** @return every TCP socket of the host with its owner, one line each ({@code ss -tnpHa}, blanks squeezed) */
+    private static List<String> tcpSockets() throws IOException, InterruptedException {
         Process ss = new ProcessBuilder("ss", "-tnpHa").redirectErrorStream(true).start();
-        List<String> mine = new String(ss.getInputStream().readAllBytes()).lines()
-                .filter(l -> l.contains("pid=" + pid + ",")).map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
+        List<String> lines = new String(ss.getInputStream().readAllBytes()).lines()
+                .map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
         ss.waitFor(5, TimeUnit.SECONDS);
-        return mine;
+        return lines;
+    }
+
+    /** The sockets whose local end is a left socket's peer, and listeners on its ports: who it was talking to. */
+    private static List<String> otherEnds(List<String> left, List<String> all) {
+        List<String> ends = new ArrayList<>();
+        for (String l : left) {
+            String[] f = l.split(" ");
+            if (f.length < 5) {
+                continue;
+            }
+            String peer = f[4];
+            String peerPort = peer.substring(peer.lastIndexOf(':') + 1);
+            for (String a : all) {
+                String[] g = a.split(" ");
+                if (g.length >= 4 && !a.equals(l) && (g[3].equals(peer) || g[0].equals("LISTEN")
+                        && g[3].endsWith(":" + peerPort))) {
+                    ends.add(a);
+                }
+            }
+        }
+        return ends;
     }
 }
