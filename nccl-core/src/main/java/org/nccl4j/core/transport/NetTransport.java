@@ -116,6 +116,14 @@ public final class NetTransport implements Transport {
         }
     }
 
+    /** A receive setup's listener (a send setup holds nothing). */
+    @Override
+    public void abandon(TransportContext ctx, Setup mine) {
+        if (mine.state() instanceof Listening l) {
+            closeQuietly(() -> ctx.net().net().closeListen(l.listenComm()));
+        }
+    }
+
     /** Accepts the sender's connection, registers the local protocol buffers and starts a receive task. */
     @Override
     public Conn connectRecv(TransportContext ctx, Setup mine, byte[] peerInfo) {

@@ -52,6 +52,16 @@ public interface Transport {
     Conn connectRecv(TransportContext ctx, Setup mine, byte[] peerInfo);
 
     /**
+     * Releases a setup that will never be connected (the connection setup failed first): what
+     * {@code setup*} opened and only {@code connect*} would have closed.
+     *
+     * @param ctx  context
+     * @param mine what {@link #setupSend} or {@link #setupRecv} returned
+     */
+    default void abandon(TransportContext ctx, Setup mine) {
+    }
+
+    /**
      * One side's setup result.
      *
      * @param channel channel id

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -75,12 +76,15 @@ public final class TransportSetup {
     public Connected connect(Bootstrap bootstrap, List<Link> recvs, List<Link> sends, int tagBase, Deadline deadline) {
         Map<Link, Conn> sendConns = new HashMap<>();
         Map<Link, Conn> recvConns = new HashMap<>();
+        Map<Transport.Setup, Transport> unconnected = new ConcurrentHashMap<>();
         try {
-            connectSteps(bootstrap, recvs, sends, tagBase, deadline, sendConns, recvConns);
+            connectSteps(bootstrap, recvs, sends, tagBase, deadline, sendConns, recvConns, unconnected);
         } catch (RuntimeException | Error e) {
-            // The earlier steps' connections hold net comms and memory nobody else will free.
+            // The earlier steps' connections, and the setups never connected (a net's listener),
+            // hold net comms and memory nobody else will free.
             sendConns.values().forEach(Conn::close);
             recvConns.values().forEach(Conn::close);
+            unconnected.forEach((s, t) -> t.abandon(ctx, s));
             throw e;
         }
         return new Connected(sendConns, recvConns);
@@ -88,7 +92,8 @@ public final class TransportSetup {
 
     /** {@link #connect}'s steps, each peer distance in turn; what is connected lands in the maps as it is. */
     private void connectSteps(Bootstrap bootstrap, List<Link> recvs, List<Link> sends, int tagBase, Deadline deadline,
-                              Map<Link, Conn> sendConns, Map<Link, Conn> recvConns) {
+                              Map<Link, Conn> sendConns, Map<Link, Conn> recvConns,
+                              Map<Transport.Setup, Transport> unconnected) {
         int n = ctx.nranks();
         int rank = ctx.rank();
         for (int i = 1; i < n; i++) {
@@ -99,12 +104,18 @@ public final class TransportSetup {
             List<Transport.Setup> sendSetups = new ArrayList<>();
             for (Link l : recvs) {
                 if (l.peer() == recvPeer) {
-                    recvSetups.add(select(recvPeer).setupRecv(ctx, l.channel(), recvPeer));
+                    Transport t = select(recvPeer);
+                    Transport.Setup s = t.setupRecv(ctx, l.channel(), recvPeer);
+                    recvSetups.add(s);
+                    unconnected.put(s, t);
                 }
             }
             for (Link l : sends) {
                 if (l.peer() == sendPeer) {
-                    sendSetups.add(select(sendPeer).setupSend(ctx, l.channel(), sendPeer));
+                    Transport t = select(sendPeer);
+                    Transport.Setup s = t.setupSend(ctx, l.channel(), sendPeer);
+                    sendSetups.add(s);
+                    unconnected.put(s, t);
                 }
             }
             // Receive infos go to the sender (tag|1), send infos to the receiver (tag|2): distinct
@@ -116,9 +127,11 @@ public final class TransportSetup {
                 bootstrap.send(sendPeer, tag | 2, encode(sendSetups), deadline);
             }
             Side sendSide = sendSetups.isEmpty() ? null : new Side(select(sendPeer), sendSetups,
-                    decode(bootstrap.recv(sendPeer, tag | 1, deadline), sendSetups.size(), sendPeer), sendPeer, true);
+                    decode(bootstrap.recv(sendPeer, tag | 1, deadline), sendSetups.size(), sendPeer), sendPeer, true,
+                    unconnected);
             Side recvSide = recvSetups.isEmpty() ? null : new Side(select(recvPeer), recvSetups,
-                    decode(bootstrap.recv(recvPeer, tag | 2, deadline), recvSetups.size(), recvPeer), recvPeer, false);
+                    decode(bootstrap.recv(recvPeer, tag | 2, deadline), recvSetups.size(), recvPeer), recvPeer, false,
+                    unconnected);
             if (sendSide != null && recvSide != null) {
                 connectTogether(sendSide, recvSide, sendConns, recvConns, deadline);
             } else if (sendSide != null) {
@@ -138,10 +151,12 @@ public final class TransportSetup {
      * @param peer      the peer
      * @param send      sends (connect) or receives (accept)
      */
-    private record Side(Transport transport, List<Transport.Setup> setups, List<byte[]> infos, int peer, boolean send) {
+    private record Side(Transport transport, List<Transport.Setup> setups, List<byte[]> infos, int peer, boolean send,
+                        Map<Transport.Setup, Transport> unconnected) {
         void connect(TransportContext c, Map<Link, Conn> out) {
             for (int k = 0; k < setups.size(); k++) {
                 Transport.Setup s = setups.get(k);
+                unconnected.remove(s); // connect* releases it, whether it connects or fails
                 Conn conn = send ? transport.connectSend(c, s, infos.get(k)) : transport.connectRecv(c, s, infos.get(k));
                 if (send) {
                     Log.info(Subsys.INIT | Subsys.P2P, "%s", conn.description());

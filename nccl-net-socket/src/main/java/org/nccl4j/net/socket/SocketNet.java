@@ -72,6 +72,11 @@ public final class SocketNet implements Net {
     private final AtomicInteger nextLoop = new AtomicInteger();
     /** Open comms driven by the calling threads: no event loop closes them at shutdown, so it does. */
     private final Set<SocketComm> directComms = ConcurrentHashMap.newKeySet();
+    /**
+     * Open listeners: closed at shutdown with the connections that arrived and were never
+     * accepted (those handed to calling threads are off the event loops, which would not close them).
+     */
+    private final Set<SocketListenComm> listens = ConcurrentHashMap.newKeySet();
     private NetLogger log;
     /** Every connection's authentication ({@code NCCL4J_AUTH_KEY}), or {@code null}. */
     private ConnectionAuth auth;
@@ -271,6 +276,7 @@ public final class SocketNet implements Net {
             comm.close();
             throw e;
         }
+        listens.add(comm);
         return comm;
     }
 
@@ -426,7 +432,9 @@ public final class SocketNet implements Net {
 
     @Override
     public void closeListen(ListenComm comm) throws NetException {
-        cast(comm, SocketListenComm.class, "listen comm").close();
+        SocketListenComm l = cast(comm, SocketListenComm.class, "listen comm");
+        l.close();
+        listens.remove(l);
     }
 
     /** Its event loops stop with the last communicator; the next one initialises a new instance. */
@@ -441,7 +449,8 @@ public final class SocketNet implements Net {
     }
 
     /**
-     * Abandons connects in progress, closes the comms the calling threads drive, and stops the
+     * Abandons connects in progress, closes the listeners left open (with what arrived at them), the
+     * comms the calling threads drive, and stops the
      * event loops (their threads end; the sockets they hold close).
      */
     @Override
@@ -452,6 +461,8 @@ public final class SocketNet implements Net {
         shutdown = true;
         pending.values().forEach(PendingConnect::abandon);
         pending.clear();
+        listens.forEach(SocketListenComm::close);
+        listens.clear();
         directComms.forEach(SocketComm::close);
         directComms.clear();
         if (group != null) {
