@@ -6,11 +6,14 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -96,9 +99,14 @@ public final class Bootstrap implements AutoCloseable {
     /**
      * The tag of the notice a rank whose communicator failed or was aborted leaves its peers
      * ({@link #announceGone}): their receives from it fail at once instead of at their deadline.
-     * Bootstrap tags are small numbers and hashes with a low bit set: this one is neither.
+     * Bootstrap tags are small numbers and hashes with a low bit set: this one is neither. Its
+     * payload is the sender's {@link #goneToken}.
      */
     static final int GONE_TAG = Integer.MIN_VALUE;
+    private static final int TOKEN_BYTES = Long.BYTES;
+    private static final SecureRandom TOKENS = new SecureRandom();
+    /** How long a failure notice's token may take to arrive after its header. */
+    private static final long GONE_READ_MS = 200;
 
     private final int rank;
     private final int nranks;
@@ -127,6 +135,13 @@ public final class Bootstrap implements AutoCloseable {
     private InetSocketAddress nextAddress;
     private InetSocketAddress prevAddress;
     private volatile InetSocketAddress[] peers;
+    /**
+     * A random number this rank shares only with its peers (over the ring, during init): a failure
+     * notice carries it, so one whoever knows the bootstrap id forges (without NCCL4J_AUTH_KEY) is
+     * told apart and dropped instead of failing a rank's receives.
+     */
+    private final long goneToken = TOKENS.nextLong();
+    private volatile long[] peerTokens;
     private volatile NcclException ringBroken;
     private boolean acceptorsClosed;
 
@@ -136,6 +151,8 @@ public final class Bootstrap implements AutoCloseable {
 
     /** Guarded by itself. */
     private final ArrayDeque<Unexpected> unexpected = new ArrayDeque<>();
+    /** Ranks whose verified failure notice arrived; guarded by {@link #unexpected}. */
+    private final Set<Integer> goneRanks = new HashSet<>();
 
     private Bootstrap(BootstrapId id, int rank, int nranks, InetAddress localAddress, AbortFlag abortFlag,
                       long connectTimeoutMs, long handshakeMs, ConnectionAuth auth) {
@@ -322,17 +339,22 @@ public final class Bootstrap implements AutoCloseable {
                 deadline, stopper, ringWhat);
         awaitRing(prev, deadline);
 
-        byte[] all = allGather(SockAddr.encode(listenAddress), deadline);
+        int slot = SockAddr.BYTES + TOKEN_BYTES;
+        byte[] all = allGather(ByteBuffer.allocate(slot).put(SockAddr.encode(listenAddress)).putLong(goneToken).array(),
+                deadline);
         InetSocketAddress[] p = new InetSocketAddress[nranks];
+        long[] tokens = new long[nranks];
         ByteBuffer b = ByteBuffer.wrap(all);
         for (int r = 0; r < nranks; r++) {
             try {
-                p[r] = SockAddr.decode(b.position(r * SockAddr.BYTES));
+                p[r] = SockAddr.decode(b.position(r * slot));
             } catch (IllegalArgumentException e) {
                 throw NcclException.of(Result.INTERNAL_ERROR, ctx + ": rank " + r + " sent a bad listen address: "
                         + e.getMessage(), Io.PROTOCOL_HINT);
             }
+            tokens[r] = b.getLong(r * slot + SockAddr.BYTES);
         }
+        peerTokens = tokens;
         peers = p;
         Log.trace(Subsys.INIT, "rank %d nranks %d - DONE", rank, nranks);
     }
@@ -652,7 +674,7 @@ public final class Bootstrap implements AutoCloseable {
         try {
             while ((match = takeUnexpected(peer, tag)) == null) {
                 stopper.check(what);
-                if (hasUnexpected(peer, GONE_TAG)) {
+                if (goneNoticeFrom(peer, deadline)) {
                     throw NcclException.of(Result.REMOTE_ERROR, what + ": rank " + peer + "'s communicator failed or was "
                             + "aborted (it said so before it closed), so the message will not come",
                             "a peer failed (its log says why); abort this communicator, or shrink it to the ranks that are left");
@@ -698,30 +720,54 @@ public final class Bootstrap implements AutoCloseable {
         for (int i = 1; i < nranks && !budget.expired(); i++) {
             int peer = (rank + i) % nranks;
             try {
-                send(peer, GONE_TAG, new byte[0], budget, stopper.ignoringFlag());
+                send(peer, GONE_TAG, ByteBuffer.allocate(TOKEN_BYTES).putLong(goneToken).array(), budget,
+                        stopper.ignoringFlag());
             } catch (NcclException e) {
                 Log.trace(Subsys.INIT, "%s: no failure notice for rank %d: %s", ctx, peer, e.getMessage());
             }
         }
     }
 
+    /**
+     * @return whether {@code peer} left a failure notice carrying its token; a notice with another
+     *     payload (forged: it knew the bootstrap id but not the token) is dropped with a warning
+     */
+    private boolean goneNoticeFrom(int peer, Deadline deadline) {
+        Unexpected notice;
+        while ((notice = takeUnexpected(peer, GONE_TAG)) != null) {
+            byte[] payload = null;
+            // The sender wrote header and token at once: a notice that trickles is not one.
+            Deadline shortly = Deadline.afterMillis(Math.max(1, Math.min(GONE_READ_MS, deadline.remainingMillis())));
+            try {
+                payload = Io.readFrame(notice.channel(), TOKEN_BYTES, shortly, stopper.ignoringFlag(),
+                        ctx + " reading a failure notice from rank " + peer);
+            } catch (NcclException e) {
+                Log.trace(Subsys.INIT, "%s: unreadable failure notice: %s", ctx, e.getMessage());
+            } finally {
+                Io.closeQuietly(notice.channel());
+            }
+            if (payload != null && payload.length == TOKEN_BYTES && ByteBuffer.wrap(payload).getLong() == peerTokens[peer]) {
+                // Kept for every later receive from this peer.
+                synchronized (unexpected) {
+                    goneRanks.add(peer);
+                }
+                return true;
+            }
+            Log.warn("bootstrap %s: dropped a failure notice claiming to be from rank %d at %s: it does not carry that "
+                    + "rank's token (forged? set NCCL4J_AUTH_KEY)", ctx, peer, SockAddr.text(notice.remote()));
+        }
+        synchronized (unexpected) {
+            return goneRanks.contains(peer);
+        }
+    }
+
+    /** @return the first arrived message from {@code peer} with {@code tag}, removed, or null */
     private Unexpected takeUnexpected(int peer, int tag) {
-        return findUnexpected(peer, tag, true);
-    }
-
-    private boolean hasUnexpected(int peer, int tag) {
-        return findUnexpected(peer, tag, false) != null;
-    }
-
-    /** @return the first arrived message from {@code peer} with {@code tag}, removed if {@code take}, or null */
-    private Unexpected findUnexpected(int peer, int tag, boolean take) {
         synchronized (unexpected) {
             for (Iterator<Unexpected> it = unexpected.iterator(); it.hasNext(); ) {
                 Unexpected u = it.next();
                 if (u.peer() == peer && u.tag() == tag) {
-                    if (take) {
-                        it.remove();
-                    }
+                    it.remove();
                     return u;
                 }
             }

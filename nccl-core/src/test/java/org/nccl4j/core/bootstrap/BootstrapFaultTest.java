@@ -288,25 +288,12 @@ class BootstrapFaultTest {
 
     @Test
     void recvTimesOutNamingPeerTagAndWaitingMessages() {
-        assertTimeoutPreemptively(LIMIT, () -> {
-            long nonce = BootstrapId.newNonce();
-            try (BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce)) {
-                BootstrapId id = BootstrapHarness.idFor(root, nonce);
-                List<BootstrapHarness.Outcome<Bootstrap>> out = BootstrapHarness.parallel(2,
-                        r -> Bootstrap.init(id, r, 2, LO, Deadline.afterMillis(5000), null));
-                Bootstrap b0 = out.get(0).get();
-                Bootstrap b1 = out.get(1).get();
-                try {
-                    b1.send(0, 5, new byte[] {1}, Deadline.afterMillis(2000));
-                    NcclException e = assertThrows(NcclException.class, () -> b0.recv(1, 6, Deadline.afterMillis(300)));
-                    assertFailure(e, Result.TIMEOUT, "rank 0 of 2 waiting for a message (tag 6) from rank 1", "(1, 5)");
-                    assertArrayEquals(new byte[] {1}, b0.recv(1, 5, Deadline.afterMillis(1000)));
-                } finally {
-                    b0.close();
-                    b1.close();
-                }
-            }
-        });
+        assertTimeoutPreemptively(LIMIT, () -> BootstrapHarness.withTwoRanks((nonce, b0, b1) -> {
+            b1.send(0, 5, new byte[] {1}, Deadline.afterMillis(2000));
+            NcclException e = assertThrows(NcclException.class, () -> b0.recv(1, 6, Deadline.afterMillis(300)));
+            assertFailure(e, Result.TIMEOUT, "rank 0 of 2 waiting for a message (tag 6) from rank 1", "(1, 5)");
+            assertArrayEquals(new byte[] {1}, b0.recv(1, 5, Deadline.afterMillis(1000)));
+        }));
     }
 
     @Test
@@ -408,6 +395,34 @@ class BootstrapFaultTest {
                 }
             }
         });
+    }
+
+    @Test
+    void aForgedFailureNoticeIsDroppedAndARealOneFailsTheReceivesAtOnce() {
+        assertTimeoutPreemptively(LIMIT, () -> BootstrapHarness.withTwoRanks((nonce, b0, b1) -> {
+            FutureTask<byte[]> waiting = BootstrapHarness.async("recv", () -> b0.recv(1, 7, Deadline.afterMillis(5000)));
+            // Whoever knows the id (no key) claims rank 1 failed: no token, then a wrong one.
+            for (byte[] payload : List.of(new byte[0], new byte[] {1, 2, 3, 4, 5, 6, 7, 8})) {
+                try (Socket s = new Socket(LO, b0.listenAddress().getPort())) {
+                    s.getOutputStream().write(Wire.headerAndFrame(nonce, Wire.KIND_P2P, 1, Bootstrap.GONE_TAG,
+                            payload).array());
+                }
+            }
+            Thread.sleep(300);
+            assertTrue(!waiting.isDone(), "the receive ended on a forged notice");
+            b1.send(0, 7, new byte[] {42}, Deadline.afterMillis(2000));
+            assertArrayEquals(new byte[] {42}, waiting.get(5, TimeUnit.SECONDS));
+
+            FutureTask<byte[]> next = BootstrapHarness.async("recv", () -> b0.recv(1, 8, Deadline.afterMillis(8000)));
+            Thread.sleep(100);
+            long start = System.nanoTime();
+            b1.announceGone(Deadline.afterMillis(1000));
+            assertFailure(thrown(next), Result.REMOTE_ERROR, "rank 1's communicator failed or was aborted");
+            assertTrue((System.nanoTime() - start) / 1_000_000 < 2000, "the notice took too long");
+            // And every later receive from it, without waiting.
+            NcclException later = assertThrows(NcclException.class, () -> b0.recv(1, 9, Deadline.afterMillis(8000)));
+            assertFailure(later, Result.REMOTE_ERROR, "rank 1's communicator failed or was aborted");
+        }));
     }
 
     @Test

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.wait.Deadline;
 
 /** Runs ranks as threads and checks their outcomes. */
 final class BootstrapHarness {
@@ -126,6 +127,28 @@ final class BootstrapHarness {
         for (Outcome<Bootstrap> o : outcomes) {
             if (o.value() != null) {
                 o.value().close();
+            }
+        }
+    }
+
+    /** What a test does with two ranks' bootstraps. */
+    interface PairBody {
+        void run(long nonce, Bootstrap b0, Bootstrap b1) throws Exception;
+    }
+
+    /** Starts a root and two ranks on loopback, runs {@code body}, then closes them all. */
+    static void withTwoRanks(PairBody body) throws Exception {
+        long nonce = BootstrapId.newNonce();
+        try (BootstrapRoot root = BootstrapRoot.start(loopback(0), nonce)) {
+            BootstrapId id = idFor(root, nonce);
+            List<Outcome<Bootstrap>> out = parallel(2, r -> Bootstrap.init(id, r, 2, LO, Deadline.afterMillis(5000), null));
+            Bootstrap b0 = out.get(0).get();
+            Bootstrap b1 = out.get(1).get();
+            try {
+                body.run(nonce, b0, b1);
+            } finally {
+                b0.close();
+                b1.close();
             }
         }
     }
