@@ -260,7 +260,9 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public void checkUsable() {
         checkOpen();
-        abortFlag.check("enqueue on rank " + rank);
+        if (abortFlag.isSet()) {
+            abortFlag.check("enqueue on rank " + rank);
+        }
         NcclException e = failure.get();
         if (e != null) {
             throw NcclException.of(e.result(), "communicator of rank " + rank + " failed earlier: " + e.detail(),

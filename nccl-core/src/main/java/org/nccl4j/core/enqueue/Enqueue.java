@@ -3,6 +3,7 @@ package org.nccl4j.core.enqueue;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
 import org.nccl4j.Device;
@@ -29,6 +30,11 @@ import org.nccl4j.core.op.CollOp;
  */
 public final class Enqueue {
     private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
+    /**
+     * Threads with a group open: a call when none is (the usual case) skips the thread-local
+     * lookup, a fifth of a small blocking call's own time in a profile.
+     */
+    private static final AtomicInteger GROUPS_OPEN = new AtomicInteger();
 
     private Enqueue() {
     }
@@ -60,7 +66,13 @@ public final class Enqueue {
 
     /** {@code ncclGroupStart}. */
     public static void groupStart() {
-        GROUP.get().depth++;
+        if (GROUP.get().depth++ == 0) {
+            GROUPS_OPEN.incrementAndGet();
+        }
+    }
+
+    private static boolean inGroup() {
+        return GROUPS_OPEN.get() > 0 && GROUP.get().depth > 0;
     }
 
     /**
@@ -76,6 +88,7 @@ public final class Enqueue {
         if (--g.depth > 0) {
             return;
         }
+        GROUPS_OPEN.decrementAndGet();
         List<DevicePending> deviceOps = new ArrayList<>(g.deviceOps);
         NcclException error = g.error;
         g.deviceOps.clear();
@@ -185,7 +198,7 @@ public final class Enqueue {
      * @param stream the stream it is ordered on
      */
     public static void collectiveAndWait(EnqueueTarget comm, CollOp op, Stream stream) {
-        if (GROUP.get().depth > 0) {
+        if (inGroup()) {
             // Inside a group it waits for groupEnd, as the asynchronous call's await does.
             enqueueDevice(recorded(() -> checkedCollective(comm, op, stream))).await();
             return;
@@ -308,7 +321,7 @@ public final class Enqueue {
             Log.info(Subsys.COLL, "%s: count %d datatype %s op %s root %d comm rank %d [nranks=%d] stream %s",
                     op.kind().ncclName(), op.count(), op.type(), op.op(), op.root(), comm.userRank(), n, stream);
         }
-        if (GROUP.get().depth > 0) {
+        if (inGroup()) {
             return enqueueDevice(new DevicePending(comm, stream, op, null,
                     new GroupCompletion(op.kind().ncclName(), comm.userRank())));
         }

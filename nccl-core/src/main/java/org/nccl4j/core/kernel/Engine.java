@@ -411,7 +411,7 @@ public final class Engine implements AutoCloseable {
      */
     private void copyLocal(CollOp op) {
         long bytes = op.count() * op.type().size();
-        if (!Prims.same(op.in().asSlice(0, bytes), op.out().asSlice(0, bytes))) {
+        if (!Prims.sameStart(op.in(), op.out())) {
             MemorySegment.copy(op.in(), 0, op.out(), 0, bytes);
         }
     }

@@ -346,6 +346,11 @@ public final class Prims {
 
     /** Whether two slices are the very same bytes (in-place operation). */
     static boolean same(MemorySegment a, MemorySegment b) {
-        return a.address() == b.address() && a.heapBase().equals(b.heapBase()) && a.byteSize() == b.byteSize();
+        return sameStart(a, b) && a.byteSize() == b.byteSize();
+    }
+
+    /** Whether two segments start at the very same byte (an in-place operation's buffers). */
+    static boolean sameStart(MemorySegment a, MemorySegment b) {
+        return a.address() == b.address() && a.heapBase().equals(b.heapBase());
     }
 }
