@@ -1,6 +1,7 @@
 package org.nccl4j.core.init;
 
 import java.nio.ByteBuffer;
+import org.nccl4j.core.topo.connect.ChannelLimits;
 import org.nccl4j.core.topo.connect.GraphInfo;
 import org.nccl4j.core.topo.connect.RankConnectInfo;
 import org.nccl4j.core.topo.connect.TopoRanks;
@@ -8,17 +9,19 @@ import org.nccl4j.core.topo.search.TopoGraph;
 
 /**
  * Fixed-size encoding of a rank's {@link RankConnectInfo} for init's third all-gather
- * (NCCL's {@code allGather3Data}: CollNet support, tree/ring/CollNet graph info, topoRanks).
+ * (NCCL's {@code allGather3Data}: CollNet support, tree/ring/CollNet graph info, topoRanks), and
+ * the rank's {@link ChannelLimits}, which every rank lowers to the least of all.
  */
 final class ConnectInfoCodec {
     private static final int GRAPH_INFO = 5 * 4 + 2 * 4;
     /** Bytes per rank. */
-    static final int BYTES = 4 + 3 * GRAPH_INFO + 7 * TopoGraph.MAXCHANNELS * 4;
+    private static final int LIMITS_AT = 4 + 3 * GRAPH_INFO + 7 * TopoGraph.MAXCHANNELS * 4;
+    static final int BYTES = LIMITS_AT + 2 * 4;
 
     private ConnectInfoCodec() {
     }
 
-    static byte[] encode(RankConnectInfo info) {
+    static byte[] encode(RankConnectInfo info, ChannelLimits limits) {
         ByteBuffer b = ByteBuffer.allocate(BYTES);
         b.putInt(info.collNetSupport());
         for (GraphInfo g : new GraphInfo[] {info.tree(), info.ring(), info.collNet()}) {
@@ -31,7 +34,14 @@ final class ConnectInfoCodec {
                 b.putInt(v);
             }
         }
+        b.putInt(limits.min()).putInt(limits.max());
         return b.array();
+    }
+
+    /** @return the channel bounds of the rank whose entry starts at {@code offset} */
+    static ChannelLimits limits(byte[] bytes, int offset) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        return new ChannelLimits(b.getInt(offset + LIMITS_AT), b.getInt(offset + LIMITS_AT + 4));
     }
 
     static RankConnectInfo decode(byte[] bytes, int offset) {

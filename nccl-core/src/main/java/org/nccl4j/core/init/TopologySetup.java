@@ -127,13 +127,17 @@ public final class TopologySetup {
         ChannelTopology channels = new ChannelTopology(rank, nRanks, localRanks);
         channels.collNetSupport = 0;
         RankConnectInfo mine = TopoConnect.preset(channels, tree, ring, collNet);
-        byte[] gathered = bootstrap.allGather(ConnectInfoCodec.encode(mine), deadline);
+        // The channel bounds travel too: a host rank's depend on its host (cores per local rank),
+        // and every rank must keep the same channels or their connections do not pair up.
+        byte[] gathered = bootstrap.allGather(ConnectInfoCodec.encode(mine, limits), deadline);
         RankConnectInfo[] all = new RankConnectInfo[nRanks];
+        ChannelLimits agreed = limits;
         for (int r = 0; r < nRanks; r++) {
             all[r] = ConnectInfoCodec.decode(gathered, r * ConnectInfoCodec.BYTES);
+            agreed = agreed.lowest(ConnectInfoCodec.limits(gathered, r * ConnectInfoCodec.BYTES));
         }
         int[] rings = TopoConnect.postset(channels, all, tree, ring, collNet,
-                (int) config.integer(Params.COLLNET_NODE_THRESHOLD), limits);
+                (int) config.integer(Params.COLLNET_NODE_THRESHOLD), agreed);
         if (channels.nChannels < 1) {
             throw NcclException.of(Result.INTERNAL_ERROR, "the topology search found no channel for rank " + rank,
                     "run 'nccl4j topo show' and NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH to see the topology");

@@ -58,4 +58,13 @@ public record ChannelLimits(int min, int max) {
         }
         return new ChannelLimits(min, max);
     }
+
+    /**
+     * @param other another rank's bounds
+     * @return the lower floor and the lower cap of the two (the floor never above the cap)
+     */
+    public ChannelLimits lowest(ChannelLimits other) {
+        int lowMax = Math.min(max, other.max);
+        return new ChannelLimits(Math.min(Math.min(min, other.min), lowMax), lowMax);
+    }
 }
