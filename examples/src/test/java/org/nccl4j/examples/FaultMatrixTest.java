@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
+import org.nccl4j.core.netns.NetnsHosts;
 import org.nccl4j.examples.matrix.RankJvms;
 import org.nccl4j.examples.train.ReplicaDigest;
 
@@ -32,7 +33,9 @@ import org.nccl4j.examples.train.ReplicaDigest;
  * inside a collective or a group, or while destroying) one rank is
  * SIGKILLed, or SIGSTOPped past the op deadline (then killed, as a scheduler would), or has every
  * TCP socket it holds torn down by the kernel ({@code ss -K}: its bootstrap and net connections
- * reset, its listeners closed), over SHM or the Socket net, with the LL, LL128 or Simple protocol.
+ * reset, its listeners closed), over SHM or the Socket net, with the LL, LL128 or Simple protocol,
+ * on this host or (a third of the trials, where network namespaces can be made) dealt round two
+ * network-namespace hosts that talk over the Socket net.
  * After a kill or stop every survivor must end with an NcclException of REMOTE_ERROR, TIMEOUT or
  * SYSTEM_ERROR (exit 2, its message naming the result) within its deadline; after closed sockets
  * every rank, the victim too, either finishes with the same replica as the others (the sockets
@@ -49,6 +52,9 @@ class FaultMatrixTest {
     private static final long HOLD_MS = 1500;
 
     private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS }
+
+    /** Why trials cannot run across network-namespace hosts here, or {@code null}: a third of them do. */
+    private static final String NETNS_UNAVAILABLE = NetnsHosts.unavailableReason();
 
     /** {@code -Dnccl4j.fault.only=CLOSE_SOCKETS} (or SIGKILL, SIGSTOP): every trial gets that fault. */
     private static final String ONLY = System.getProperty("nccl4j.fault.only");
@@ -75,9 +81,18 @@ class FaultMatrixTest {
             String proto = List.of("LL", "LL128", "Simple").get(rnd.nextInt(3));
             boolean socket = rnd.nextBoolean();
             boolean train = rnd.nextInt(3) != 0;
-            String trial = String.format("trial %d: %d ranks %s, %s rank %d after %d ms, %s over %s", t, n,
-                    train ? "training" : "in AllToAlls", fault, victim, delay, proto, socket ? "Socket" : "SHM");
-            String verdict = runTrial(n, train, fault, victim, delay, proto, socket);
+            boolean twoHosts = rnd.nextInt(3) == 0 && NETNS_UNAVAILABLE == null;
+            String trial = String.format("trial %d: %d ranks %s, %s rank %d after %d ms, %s over %s%s", t, n,
+                    train ? "training" : "in AllToAlls", fault, victim, delay, proto, socket ? "Socket" : "SHM",
+                    twoHosts ? ", on 2 hosts (Socket between them)" : "");
+            String verdict;
+            if (twoHosts) {
+                try (NetnsHosts hosts = NetnsHosts.create(2)) {
+                    verdict = runTrial(n, train, fault, victim, delay, proto, socket, hosts);
+                }
+            } else {
+                verdict = runTrial(n, train, fault, victim, delay, proto, socket, null);
+            }
             System.out.println("FaultMatrixTest " + trial + ": " + verdict);
             if (!verdict.startsWith("ok")) {
                 failures.add(trial + ": " + verdict);
@@ -86,8 +101,9 @@ class FaultMatrixTest {
         assertTrue(failures.isEmpty(), "seed " + seed + ":\n" + String.join("\n", failures));
     }
 
+    /** @param hosts network-namespace hosts the ranks are dealt round to, or {@code null}: this host */
     private static String runTrial(int n, boolean train, Fault fault, int victim, long delay, String proto,
-                                   boolean socket) throws Exception {
+                                   boolean socket, NetnsHosts hosts) throws Exception {
         Set<String> shmBefore = shm();
         // Ranks that outlive closed sockets train to the end: fewer epochs, well inside the deadline.
         boolean kills = fault != Fault.CLOSE_SOCKETS;
@@ -102,9 +118,16 @@ class FaultMatrixTest {
         if (socket) {
             l.env("NCCL_SHM_DISABLE", "1");
         }
+        String uniqueId = Nccl.getUniqueId().toString();
+        if (hosts != null) {
+            // The root is rank 0's, on host 0.
+            l.wrapper(r -> hosts.wrap(r % 2)).env("NCCL_COMM_ID", hosts.address(0) + ":29650");
+            uniqueId = null;
+        }
+        String id = uniqueId;
         long start = System.nanoTime();
         CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(
-                () -> Ranks.run(l, n, n, Nccl.getUniqueId().toString(), Duration.ofSeconds(120)));
+                () -> Ranks.run(l, n, n, id, Duration.ofSeconds(120)));
         long pid = RankJvms.findRank(victim, Duration.ofSeconds(20));
         // Every rank that outlives the fault is looked at from outside once its command has ended.
         Map<Integer, CompletableFuture<String>> watched = new TreeMap<>();
@@ -219,7 +242,7 @@ class FaultMatrixTest {
     private static List<String> closeSockets(long pid) throws IOException, InterruptedException {
         List<String> ports = tcpPorts(pid);
         for (String port : ports) {
-            new ProcessBuilder("ss", "-K", "-a", "sport", "=", ":" + port).redirectErrorStream(true)
+            new ProcessBuilder(LeftBehind.inNetOf(pid, "ss", "-K", "-a", "sport", "=", ":" + port)).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
         }
         System.out.println("FaultMatrixTest: closed the sockets of pid " + pid + " on local ports " + ports);
@@ -228,14 +251,10 @@ class FaultMatrixTest {
 
     /** @return the local ports of the process's TCP sockets, listeners included */
     private static List<String> tcpPorts(long pid) throws IOException, InterruptedException {
-        Process list = new ProcessBuilder("ss", "-tnpHa").redirectErrorStream(true).start();
-        List<String> ports = new String(list.getInputStream().readAllBytes()).lines()
-                .filter(x -> x.contains("pid=" + pid + ","))
-                .map(x -> x.trim().split("\\s+")[3])
+        return LeftBehind.tcpSockets(pid).stream().filter(x -> x.contains("pid=" + pid + ","))
+                .map(x -> x.split(" ")[3])
                 .map(local -> local.substring(local.lastIndexOf(':') + 1))
                 .distinct().toList();
-        list.waitFor(5, TimeUnit.SECONDS);
-        return ports;
     }
 
     private static void signal(String sig, long pid) throws IOException, InterruptedException {

@@ -3,8 +3,10 @@ package org.nccl4j.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,8 +19,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.CommConfig;
 import org.nccl4j.Communicator;
@@ -30,10 +36,14 @@ import org.nccl4j.RedOp;
  * Communicators made and unmade many times in one JVM (closed, aborted after a failure, split and
  * shrunk, over SHM-free in-process connections and over the Socket net) leave nothing behind:
  * the threads, the open file descriptors and the {@code /dev/shm} entries return to where they
- * were. Counted by name from the JVM and {@code /proc}, not asked of nccl4j.
+ * were, and the native memory the JVM's Native Memory Tracking counts as "Other" (what
+ * {@code Arena} and direct buffers allocate: the connections' buffers, Netty's) grows by less
+ * than one cycle's worth. Counted by name from the JVM, {@code /proc} and NMT, not asked of nccl4j.
  */
 class LeakCheckTest {
     private static final int CYCLES = Integer.getInteger("nccl4j.leak.cycles", 8);
+    /** Native memory that may come and go between snapshots (the JDK's own allocations). */
+    private static final long NATIVE_SLACK = 2L << 20;
 
     @Test
     void cyclesOfInitCollectivesFailuresAndRecoveryLeaveNothingBehind() {
@@ -49,6 +59,13 @@ class LeakCheckTest {
             assertEquals(before.shm(), after.shm(), "/dev/shm entries");
             // Descriptors: the JVM's own (jars, selectors it caches) may vary by a few.
             assertEquals(before.fds(), after.fds(), 8, "open file descriptors");
+            // Each cycle allocates megabytes of buffers: a leak of one communicator's shows.
+            long grown = after.nativeOther() - before.nativeOther();
+            System.out.printf("LeakCheckTest: native memory (NMT Other) %d KiB before, %d KiB after %d cycles%n",
+                    before.nativeOther() >> 10, after.nativeOther() >> 10, 2 * CYCLES);
+            assertTrue(grown < NATIVE_SLACK, "native memory grew by " + (grown >> 10) + " KiB over " + 2 * CYCLES
+                    + " cycles (NMT Other: " + (before.nativeOther() >> 10) + " -> " + (after.nativeOther() >> 10)
+                    + " KiB)");
         });
     }
 
@@ -97,8 +114,8 @@ class LeakCheckTest {
         cycle(CommConfig.builder().param("NCCL_SHM_DISABLE", "1").param("NCCL_P2P_DISABLE", "1").build());
     }
 
-    /** Live threads by name (digits dropped), open descriptors, nccl4j's /dev/shm entries. */
-    private record Snapshot(Map<String, Long> threads, long fds, List<String> shm) {
+    /** Live threads by name (digits dropped), open descriptors, nccl4j's /dev/shm entries, native memory. */
+    private record Snapshot(Map<String, Long> threads, long fds, List<String> shm, long nativeOther) {
         static Snapshot take() throws IOException {
             Map<String, Long> threads = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
                     .map(t -> t.getName().replaceAll("\\d+", "#"))
@@ -112,7 +129,23 @@ class LeakCheckTest {
             try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
                 shm = s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("nccl4j")).sorted().toList();
             }
-            return new Snapshot(threads, fds, shm);
+            return new Snapshot(threads, fds, shm, nativeOtherNow());
+        }
+
+        /** @return bytes committed in NMT's "Other" category (Unsafe, Arena and direct buffer allocations) */
+        static long nativeOtherNow() {
+            String summary;
+            try {
+                summary = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                        new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+                        new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+            } catch (JMException e) {
+                throw new AssertionError("cannot read native memory tracking", e);
+            }
+            Matcher m = Pattern.compile("-\\s+Other \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)").matcher(summary);
+            assertTrue(m.find(), () -> "no Other category: is the JVM running with -XX:NativeMemoryTracking=summary?\n"
+                    + summary);
+            return Long.parseLong(m.group(2)) << 10;
         }
 
         /** Waits up to {@code max} for threads that are ending to be gone, then takes a snapshot. */

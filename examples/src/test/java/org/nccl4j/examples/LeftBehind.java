@@ -18,6 +18,8 @@ import java.util.stream.Stream;
  * {@code /dev/shm} mappings ({@code /proc/PID/maps}). Read from the kernel, not asked of the JVM.
  */
 final class LeftBehind {
+    /** How long into the hold it looks. */
+    private static final long SETTLE_MS = 300;
     private LeftBehind() {
     }
 
@@ -48,6 +50,13 @@ final class LeftBehind {
                 return "pid " + pid + " exited without holding (NCCL4J_EXIT_HOLD_MS)";
             }
             if (threads.contains(ExitHold.THREAD)) {
+                // A thread whose work ended just before (an event loop's last steps) is gone in
+                // microseconds: only what is still there a moment into the hold was left behind.
+                Thread.sleep(SETTLE_MS);
+                threads = threads(pid);
+                if (threads == null) {
+                    return "pid " + pid + " exited within " + SETTLE_MS + " ms of holding (NCCL4J_EXIT_HOLD_MS too short)";
+                }
                 List<String> left = new ArrayList<>();
                 List<String> ours = threads.stream().filter(t -> t.toLowerCase(Locale.ROOT).startsWith("nccl")).toList();
                 if (!ours.isEmpty()) {
@@ -57,7 +66,7 @@ final class LeftBehind {
                 if (!shm.isEmpty()) {
                     left.add("/dev/shm mappings " + shm);
                 }
-                List<String> all = tcpSockets();
+                List<String> all = tcpSockets(pid);
                 List<String> tcp = all.stream().filter(l -> l.contains("pid=" + pid + ",")).toList();
                 if (!tcp.isEmpty()) {
                     left.add("TCP sockets " + tcp + "; their other ends: " + otherEnds(tcp, all));
@@ -93,13 +102,24 @@ final class LeftBehind {
         }
     }
 
-    /** @return every TCP socket of the host with its owner, one line each ({@code ss -tnpHa}, blanks squeezed) */
-    private static List<String> tcpSockets() throws IOException, InterruptedException {
-        Process ss = new ProcessBuilder("ss", "-tnpHa").redirectErrorStream(true).start();
+    /**
+     * @param pid a process, in whichever network namespace (a host of {@code NetnsHosts} or this one)
+     * @return every TCP socket of its network namespace with its owner, one line each
+     *     ({@code ss -tnpHa}, blanks squeezed)
+     */
+    static List<String> tcpSockets(long pid) throws IOException, InterruptedException {
+        Process ss = new ProcessBuilder(inNetOf(pid, "ss", "-tnpHa")).redirectErrorStream(true).start();
         List<String> lines = new String(ss.getInputStream().readAllBytes()).lines()
                 .map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
         ss.waitFor(5, TimeUnit.SECONDS);
         return lines;
+    }
+
+    /** @return the command, run in the network namespace of process {@code pid} */
+    static List<String> inNetOf(long pid, String... command) {
+        List<String> cmd = new ArrayList<>(List.of("nsenter", "--net=/proc/" + pid + "/ns/net"));
+        cmd.addAll(List.of(command));
+        return cmd;
     }
 
     /** The sockets whose local end is a left socket's peer, and listeners on its ports: who it was talking to. */

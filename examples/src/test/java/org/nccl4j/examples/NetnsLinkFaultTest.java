@@ -19,20 +19,22 @@ import org.nccl4j.examples.train.ReplicaDigest;
  * The network between two hosts (network namespaces, one rank each, the Socket net) fails while
  * they train, at a random moment from JVM start to the AllReduces: a host's link goes down for
  * good (a pulled cable: packets to and from it are lost), goes down for a second and comes back,
- * or drops a random 2-15% of the TCP packets it receives for 3 seconds (an {@code nftables}
- * rule: {@code numgen random}; this kernel has no {@code netem}, so no delays). After the cut both
- * ranks must end with REMOTE_ERROR, TIMEOUT or SYSTEM_ERROR within their deadlines; after the
- * flap and through the loss both must finish with the same replica (TCP carries the lost packets
- * again: nothing lost, nothing corrupted). {@code -Dnccl4j.linkfault.trials=N} (default 3: one of
- * each), {@code -Dnccl4j.linkfault.seed=S}.
+ * drops a random 2-15% of the TCP packets it receives for 3 seconds (an {@code nftables}
+ * rule: {@code numgen random}), or is throttled to 1-4 Mbit/s for 3 seconds (a {@code tbf}
+ * qdisc on its egress: packets wait in its queue up to 200 ms, those beyond are dropped; this
+ * kernel has no {@code netem}, so delays come from the queue). After the cut both ranks must end
+ * with REMOTE_ERROR, TIMEOUT or SYSTEM_ERROR within their deadlines; after the flap, through the
+ * loss and the slow link both must finish with the same replica (TCP carries the lost packets
+ * again: nothing lost, nothing corrupted). {@code -Dnccl4j.linkfault.trials=N} (default 4: one
+ * of each), {@code -Dnccl4j.linkfault.seed=S}.
  */
 class NetnsLinkFaultTest {
-    private static final int TRIALS = Integer.getInteger("nccl4j.linkfault.trials", 3);
+    private static final int TRIALS = Integer.getInteger("nccl4j.linkfault.trials", 4);
 
-    private enum Kind { CUT, FLAP, LOSS }
+    private enum Kind { CUT, FLAP, LOSS, SLOW }
 
     @Test
-    void aCutLinkFailsBothRanksInTimeAndAFlapIsRiddenOut() throws Exception {
+    void aCutLinkFailsBothRanksInTimeAndAFlapLossOrSlowLinkIsRiddenOut() throws Exception {
         String why = NetnsHosts.unavailableReason();
         assumeTrue(why == null, why);
         long seed = Long.getLong("nccl4j.linkfault.seed", System.nanoTime());
@@ -43,14 +45,16 @@ class NetnsLinkFaultTest {
             Kind kind = Kind.values()[t % Kind.values().length];
             int host = rnd.nextInt(2);
             // Loss from JVM start to the AllReduces (a cut or flap also in the last epochs).
-            long delay = rnd.nextInt(kind == Kind.LOSS ? 2500 : 4000);
+            long delay = rnd.nextInt(kind == Kind.LOSS || kind == Kind.SLOW ? 2500 : 4000);
             int lossPercent = 2 + rnd.nextInt(14);
+            int mbits = 1 + rnd.nextInt(4);
             String trial = String.format("trial %d: host %d's link %s after %d ms", t, host, switch (kind) {
                 case CUT -> "cut";
                 case FLAP -> "down for 1 s";
                 case LOSS -> "dropping " + lossPercent + "% of TCP packets for 3 s";
+                case SLOW -> "throttled to " + mbits + " Mbit/s for 3 s";
             }, delay);
-            String verdict = runTrial(kind, lossPercent, host, delay, 29600 + t);
+            String verdict = runTrial(kind, kind == Kind.SLOW ? mbits : lossPercent, host, delay, 29600 + t);
             System.out.println("NetnsLinkFaultTest " + trial + ": " + verdict);
             if (!verdict.startsWith("ok")) {
                 failures.add(trial + ": " + verdict);
@@ -59,7 +63,8 @@ class NetnsLinkFaultTest {
         assertTrue(failures.isEmpty(), "seed " + seed + ":\n" + String.join("\n", failures));
     }
 
-    private static String runTrial(Kind kind, int lossPercent, int host, long delay, int port) throws Exception {
+    /** @param amount the loss in percent, or the slow link's rate in Mbit/s */
+    private static String runTrial(Kind kind, int amount, int host, long delay, int port) throws Exception {
         boolean riddenOut = kind != Kind.CUT;
         if (kind == Kind.LOSS && !nftables()) {
             return "ok: skipped, no nft command (apt-get install nftables)";
@@ -76,6 +81,8 @@ class NetnsLinkFaultTest {
                     () -> Ranks.run(l, 2, 2, null, Duration.ofSeconds(120)));
             Thread.sleep(delay);
             long dropped = -1;
+            long delayed = -1;
+            String unapplied = null;
             switch (kind) {
                 case CUT -> link(h, host, "down");
                 case FLAP -> {
@@ -87,17 +94,26 @@ class NetnsLinkFaultTest {
                     nft(h, host, "add table inet nccl4j-loss");
                     nft(h, host, "add chain inet nccl4j-loss in { type filter hook input priority 0 ; }");
                     nft(h, host, "add rule inet nccl4j-loss in meta l4proto tcp numgen random mod 100 < "
-                            + lossPercent + " counter drop");
+                            + amount + " counter drop");
                     Thread.sleep(3000);
                     String rules = nft(h, host, "list table inet nccl4j-loss");
                     nft(h, host, "delete table inet nccl4j-loss");
-                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("counter packets (\\d+)").matcher(rules);
-                    dropped = m.find() ? Long.parseLong(m.group(1)) : 0;
-                    if (dropped == 0) {
-                        run.get(150, TimeUnit.SECONDS);
-                        return "FAULT NOT APPLIED: no packet dropped (" + rules.strip() + ")";
-                    }
+                    dropped = count(rules, "counter packets (\\d+)");
+                    unapplied = dropped == 0 ? "no packet dropped (" + rules.strip() + ")" : null;
                 }
+                case SLOW -> {
+                    tc(h, host, "qdisc add dev eth0 root tbf rate " + amount + "mbit burst 16kbit latency 200ms");
+                    Thread.sleep(3000);
+                    String stats = tc(h, host, "-s qdisc show dev eth0");
+                    tc(h, host, "qdisc del dev eth0 root");
+                    // Packets the rate held back: queued (and so delayed) or dropped.
+                    delayed = count(stats, "overlimits (\\d+)");
+                    unapplied = delayed == 0 ? "no packet held back (" + stats.strip() + ")" : null;
+                }
+            }
+            if (unapplied != null) {
+                run.get(150, TimeUnit.SECONDS);
+                return "FAULT NOT APPLIED: " + unapplied;
             }
             LocalLauncher.Outcome out = run.get(150, TimeUnit.SECONDS);
             double secs = (System.nanoTime() - start) / 1e9;
@@ -120,8 +136,15 @@ class NetnsLinkFaultTest {
             if (riddenOut && digests.get(0).digest() != digests.get(1).digest()) {
                 return "the replicas differ\n" + all;
             }
-            return String.format("ok in %.1f s;%s%s", secs, results, dropped >= 0 ? "; " + dropped + " packets dropped" : "");
+            return String.format("ok in %.1f s;%s%s%s", secs, results, dropped >= 0 ? "; " + dropped + " packets dropped" : "",
+                    delayed >= 0 ? "; " + delayed + " packets held back by the rate" : "");
         }
+    }
+
+    /** @return the number the pattern's group matched first in {@code text}, or 0 */
+    private static long count(String text, String pattern) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(pattern).matcher(text);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     private static boolean nftables() {
@@ -135,11 +158,21 @@ class NetnsLinkFaultTest {
 
     /** @return what nft printed */
     private static String nft(NetnsHosts h, int host, String rule) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", h.namespace(host), "nft"));
-        cmd.addAll(List.of(rule.split(" ")));
+        return inNamespace(h, host, "nft", rule);
+    }
+
+    /** @return what tc printed */
+    private static String tc(NetnsHosts h, int host, String args) throws IOException, InterruptedException {
+        return inNamespace(h, host, "tc", args);
+    }
+
+    private static String inNamespace(NetnsHosts h, int host, String tool, String args)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", h.namespace(host), tool));
+        cmd.addAll(List.of(args.split(" ")));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "nft " + rule + ": " + out);
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, tool + " " + args + ": " + out);
         return out;
     }
 
