@@ -36,7 +36,8 @@ class TrainTest {
         assertTrue(lines.stream().anyMatch(l -> l.matches("# \\d+ steps: .* ms per step .*communication \\d+% of the time")),
                 Ranks.all(out));
         assertTrue(lines.stream().anyMatch(l -> l.matches("# allreduce per step, its own time: median [0-9.]+ (us|ms), "
-                + "90th percentile [0-9.]+ (us|ms), 99th [0-9.]+ (us|ms)")), Ranks.all(out));
+                + "90th percentile [0-9.]+ (us|ms), 99th [0-9.]+ (us|ms); mean in the first epoch [0-9.]+ (us|ms), "
+                + "in the last [0-9.]+ (us|ms)")), Ranks.all(out));
         sameDigestOnEveryRank(out);
     }
 

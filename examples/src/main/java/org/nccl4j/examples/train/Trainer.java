@@ -83,6 +83,7 @@ public final class Trainer {
         float[] grad = new float[params.length];
         float[] velocity = new float[params.length];
         int steps = steps(shard);
+        int firstEpochSteps = steps;
         print("# nccl4j train: MLP %d-%d-%d-%d (%d parameters), spiral of %d samples in %d classes", Spiral.FEATURES,
                 s.hidden(), s.hidden(), CLASSES, params.length, s.samples(), CLASSES);
         print("# %d ranks x %d samples, batch %d per rank (%d global), %d steps per epoch, lr %s momentum %s",
@@ -176,7 +177,8 @@ public final class Trainer {
             print("epoch %3d  loss %.4f  accuracy %5.1f%%  %6.0f ms  allreduce %.3f ms/step", epoch, loss,
                     100 * stats[1] / stats[2], (System.nanoTime() - epochStart) / 1e6, epochComm / steps / 1e6);
         }
-        report(computeNanos, Arrays.copyOf(stepComm, recorded), grad.length, firstLoss, lastLoss);
+        report(computeNanos, Arrays.copyOf(stepComm, recorded), firstEpochSteps, steps, grad.length,
+                firstLoss, lastLoss);
         finalAccuracy(model, params, data);
 
         if (s.diverge() && rank == n - 1) {
@@ -245,7 +247,8 @@ public final class Trainer {
      * nobody, so the shortest time any rank saw for a step is the collective's own; the rest of
      * a rank's time in it is skew (no clock is compared across processes).
      */
-    private void report(long computeNanos, double[] stepComm, int gradFloats, double firstLoss, double lastLoss) {
+    private void report(long computeNanos, double[] stepComm, int firstEpochSteps, int lastEpochSteps, int gradFloats,
+                        double firstLoss, double lastLoss) {
         int totalSteps = stepComm.length;
         double[] own = stepComm.clone();
         coll.allReduce(own, RedOp.MIN);
@@ -264,11 +267,23 @@ public final class Trainer {
                 t[0] / totalSteps / 1e6, gradFloats, collective / totalSteps / 1e6, skew / totalSteps / 1e6,
                 100 * collective / total);
         // The mean above carries the first epochs' warm-up and the steps a rank lost its core
-        // (other threads, the JIT): the distribution tells them from the collective's usual cost.
+        // (other threads, the JIT): the distribution and the first epoch against the last tell
+        // them from the collective's usual cost.
+        double firstEpoch = mean(own, 0, Math.min(firstEpochSteps, totalSteps));
+        double lastEpoch = mean(own, Math.max(0, totalSteps - lastEpochSteps), totalSteps);
         Arrays.sort(own);
-        print("# allreduce per step, its own time: median %s, 90th percentile %s, 99th %s", duration(own[totalSteps / 2]),
-                duration(own[totalSteps * 9 / 10]), duration(own[totalSteps * 99 / 100]));
+        print("# allreduce per step, its own time: median %s, 90th percentile %s, 99th %s; mean in the first epoch %s, "
+                + "in the last %s", duration(own[totalSteps / 2]), duration(own[totalSteps * 9 / 10]),
+                duration(own[totalSteps * 99 / 100]), duration(firstEpoch), duration(lastEpoch));
         print("# loss %.4f -> %.4f (%s)", firstLoss, lastLoss, lastLoss < firstLoss ? "falls" : "DOES NOT FALL");
+    }
+
+    private static double mean(double[] a, int from, int to) {
+        double sum = 0;
+        for (int i = from; i < to; i++) {
+            sum += a[i];
+        }
+        return to > from ? sum / (to - from) : 0;
     }
 
     private static String duration(double nanos) {
