@@ -111,7 +111,8 @@ class FaultMatrixTest {
                 : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
                         kills ? "100000" : "100")).env("NCCL_PROTO", proto)
                 .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000")
-                .env("NCCL4J_EXIT_HOLD_MS", Long.toString(HOLD_MS));
+                .env("NCCL4J_EXIT_HOLD_MS", Long.toString(HOLD_MS))
+                .jvmOptions("-XX:NativeMemoryTracking=summary");
         if (kills) {
             l.expectExit(victim, 137);
         }

@@ -20,6 +20,11 @@ import java.util.stream.Stream;
 final class LeftBehind {
     /** How long into the hold it looks. */
     private static final long SETTLE_MS = 300;
+    /**
+     * Native memory a rank JVM may still hold in NMT's "Other" (Arena and direct buffers) once its
+     * communicators are gone: a communicator's buffers over the Socket net are megabytes each.
+     */
+    private static final long NATIVE_OTHER_MAX = 8L << 20;
     private LeftBehind() {
     }
 
@@ -65,6 +70,15 @@ final class LeftBehind {
                 List<String> shm = shmMappings(pid);
                 if (!shm.isEmpty()) {
                     left.add("/dev/shm mappings " + shm);
+                }
+                long other = nativeOther(pid);
+                System.out.println("LeftBehind: pid " + pid + " holds " + (other >> 10) + " KiB of native memory (NMT Other)");
+                if (other < 0) {
+                    left.add("native memory unreadable (jcmd VM.native_memory: was the JVM started with "
+                            + "-XX:NativeMemoryTracking=summary?)");
+                } else if (other > NATIVE_OTHER_MAX) {
+                    left.add("native memory (NMT Other) " + (other >> 10) + " KiB, more than the "
+                            + (NATIVE_OTHER_MAX >> 20) + " MiB a process that holds no connection buffers stays under");
                 }
                 List<String> all = tcpSockets(pid);
                 List<String> tcp = all.stream().filter(l -> l.contains("pid=" + pid + ",")).toList();
@@ -113,6 +127,29 @@ final class LeftBehind {
                 .map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
         ss.waitFor(5, TimeUnit.SECONDS);
         return lines;
+    }
+
+    /**
+     * @return bytes committed in NMT's "Other" category of a JVM started with
+     *     {@code -XX:NativeMemoryTracking=summary} ({@code jcmd PID VM.native_memory summary}), or -1
+     *     if it could not be read
+     */
+    static long nativeOther(long pid) throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid), "VM.native_memory", "summary").redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes());
+        jcmd.waitFor(10, TimeUnit.SECONDS);
+        return otherCommitted(out);
+    }
+
+    /**
+     * @param summary what {@code VM.native_memory summary} printed
+     * @return the bytes committed in its "Other" category, or -1 if it has none
+     */
+    static long otherCommitted(String summary) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("-\\s+Other \\(reserved=\\d+KB, committed=(\\d+)KB\\)")
+                .matcher(summary);
+        return m.find() ? Long.parseLong(m.group(1)) << 10 : -1;
     }
 
     /** @return the command, run in the network namespace of process {@code pid} */

@@ -43,6 +43,7 @@ public final class LocalLauncher {
     }
 
     private final List<String> javaCommand;
+    private final List<String> jvmOptions = new ArrayList<>();
     private final Map<String, String> env = new HashMap<>();
     private IntFunction<List<String>> wrapper = r -> List.of();
     private IntFunction<Map<String, String>> envPerRank = r -> Map.of();
@@ -86,6 +87,15 @@ public final class LocalLauncher {
      */
     public LocalLauncher env(String name, String value) {
         env.put(name, value);
+        return this;
+    }
+
+    /**
+     * @param options JVM options added to every rank's (after {@code NCCL4J_CHILD_JAVA_OPTS})
+     * @return this launcher
+     */
+    public LocalLauncher jvmOptions(String... options) {
+        jvmOptions.addAll(List.of(options));
         return this;
     }
 
@@ -172,7 +182,9 @@ public final class LocalLauncher {
         try {
             for (int r = 0; r < nranks; r++) {
                 List<String> cmd = new ArrayList<>(wrapper.apply(r));
+                int java = cmd.size();
                 cmd.addAll(javaCommand);
+                cmd.addAll(java + 2, jvmOptions); // after the java binary and its native-access flag
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 pb.environment().putAll(env);
                 pb.environment().put("NCCL4J_RANK", Integer.toString(r));
