@@ -43,10 +43,13 @@ import org.nccl4j.examples.train.ReplicaDigest;
  * {@code /dev/shm} segment left behind, and every rank that outlived the fault, looked at from
  * outside once its command has ended ({@link LeftBehind}), holds no nccl4j thread, TCP socket or
  * {@code /dev/shm} mapping. {@code -Dnccl4j.fault.trials=N} (CI: 4) and
- * {@code -Dnccl4j.fault.seed=S} (printed; replays a run), {@code -Dnccl4j.fault.only=F} (one fault).
+ * {@code -Dnccl4j.fault.seed=S} (printed; replays a run), {@code -Dnccl4j.fault.only=F} (one fault),
+ * {@code -Dnccl4j.fault.maxRanks=M} (2 to M rank JVMs a trial; default 4).
  */
 class FaultMatrixTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.fault.trials", 4);
+    /** {@code -Dnccl4j.fault.maxRanks=8}: trials draw 2 to this many rank JVMs (default 4). */
+    private static final int MAX_RANKS = Integer.getInteger("nccl4j.fault.maxRanks", 4);
     private static final long OP_TIMEOUT_MS = 4000;
     /** How long each rank JVM stays after its command, for {@link LeftBehind} to look. */
     private static final long HOLD_MS = 1500;
@@ -71,7 +74,7 @@ class FaultMatrixTest {
         System.out.println("FaultMatrixTest seed " + seed + " trials " + TRIALS);
         List<String> failures = new ArrayList<>();
         for (int t = 0; t < TRIALS; t++) {
-            int n = 2 + rnd.nextInt(3);
+            int n = 2 + rnd.nextInt(MAX_RANKS - 1);
             Fault fault = Fault.values()[rnd.nextInt(Fault.values().length)];
             if (ONLY != null) {
                 fault = Fault.valueOf(ONLY);
