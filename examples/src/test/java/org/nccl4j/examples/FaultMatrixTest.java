@@ -122,13 +122,11 @@ class FaultMatrixTest {
         if (socket) {
             l.env("NCCL_SHM_DISABLE", "1");
         }
-        String uniqueId = Nccl.getUniqueId().toString();
         if (hosts != null) {
             // The root is rank 0's, on host 0.
             l.wrapper(r -> hosts.wrap(r % 2)).env("NCCL_COMM_ID", hosts.address(0) + ":29650");
-            uniqueId = null;
         }
-        String id = uniqueId;
+        String id = hosts == null ? Nccl.getUniqueId().toString() : null;
         long start = System.nanoTime();
         CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(
                 () -> Ranks.run(l, n, n, id, Duration.ofSeconds(120)));

@@ -42,8 +42,10 @@ public final class LocalLauncher {
         }
     }
 
-    private final List<String> javaCommand;
-    private final List<String> jvmOptions = new ArrayList<>();
+    /** The java binary and its options, {@link #jvmOptions} last. */
+    private final List<String> jvm = new ArrayList<>();
+    /** The class path, the main class and its arguments. */
+    private final List<String> program;
     private final Map<String, String> env = new HashMap<>();
     private IntFunction<List<String>> wrapper = r -> List.of();
     private IntFunction<Map<String, String>> envPerRank = r -> Map.of();
@@ -56,28 +58,25 @@ public final class LocalLauncher {
      * @param args      its arguments
      */
     public LocalLauncher(String mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
+        jvm.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
+        jvm.add("--enable-native-access=ALL-UNNAMED");
         // JVM options for rank JVMs (./nccl4j passes its class-data archive here).
         String opts = System.getenv().getOrDefault("NCCL4J_CHILD_JAVA_OPTS", "-XX:+UseSerialGC");
         for (String o : opts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
-                cmd.add(o);
+                jvm.add(o);
             }
         }
         // The launcher's own -D settings of parameters reach every rank, as its environment does.
         for (Param p : Params.all()) {
             String v = System.getProperty(p.propertyName());
             if (v != null) {
-                cmd.add("-D" + p.propertyName() + "=" + v);
+                jvm.add("-D" + p.propertyName() + "=" + v);
             }
         }
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass);
-        cmd.addAll(args);
-        this.javaCommand = List.copyOf(cmd);
+        List<String> prog = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        prog.addAll(args);
+        this.program = List.copyOf(prog);
     }
 
     /**
@@ -95,7 +94,7 @@ public final class LocalLauncher {
      * @return this launcher
      */
     public LocalLauncher jvmOptions(String... options) {
-        jvmOptions.addAll(List.of(options));
+        jvm.addAll(List.of(options));
         return this;
     }
 
@@ -182,9 +181,8 @@ public final class LocalLauncher {
         try {
             for (int r = 0; r < nranks; r++) {
                 List<String> cmd = new ArrayList<>(wrapper.apply(r));
-                int java = cmd.size();
-                cmd.addAll(javaCommand);
-                cmd.addAll(java + 2, jvmOptions); // after the java binary and its native-access flag
+                cmd.addAll(jvm);
+                cmd.addAll(program);
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 pb.environment().putAll(env);
                 pb.environment().put("NCCL4J_RANK", Integer.toString(r));

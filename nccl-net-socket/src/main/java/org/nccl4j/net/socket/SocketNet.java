@@ -449,9 +449,9 @@ public final class SocketNet implements Net {
     }
 
     /**
-     * Abandons connects in progress, closes the listeners left open (with what arrived at them), the
-     * comms the calling threads drive, and stops the
-     * event loops (their threads end; the sockets they hold close).
+     * Abandons connects in progress, closes the listeners left open (with what arrived at them) and
+     * the comms the calling threads drive, and stops the event loops (their threads end; the
+     * sockets they hold close).
      */
     @Override
     public synchronized void shutdown() {
