@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -29,22 +33,25 @@ import org.nccl4j.examples.train.ReplicaDigest;
 /**
  * The fault matrix, randomized and seeded: rank JVMs train ({@code nccl4j train}: AllReduces) or
  * run AllToAlls ({@code nccl4j perf --op alltoall}: groups of sends and receives on point-to-point
- * connections made on first use), and at a random moment (JVM start, bootstrap, init, connect,
- * inside a collective or a group, or while destroying) one rank is
- * SIGKILLed, or SIGSTOPped past the op deadline (then killed, as a scheduler would), or has every
- * TCP socket it holds torn down by the kernel ({@code ss -K}: its bootstrap and net connections
- * reset, its listeners closed), over SHM or the Socket net, with the LL, LL128 or Simple protocol,
- * on this host or (a third of the trials, where network namespaces can be made) dealt round two
- * network-namespace hosts that talk over the Socket net.
- * After a kill or stop every survivor must end with an NcclException of REMOTE_ERROR, TIMEOUT or
- * SYSTEM_ERROR (exit 2, its message naming the result) within its deadline; after closed sockets
- * every rank, the victim too, either finishes with the same replica as the others (the sockets
- * were not needed any more: SHM carries the data) or ends so. Never a hang, no
- * {@code /dev/shm} segment left behind, and every rank that outlived the fault, looked at from
- * outside once its command has ended ({@link LeftBehind}), holds no nccl4j thread, TCP socket or
- * {@code /dev/shm} mapping. {@code -Dnccl4j.fault.trials=N} (CI: 4) and
- * {@code -Dnccl4j.fault.seed=S} (printed; replays a run), {@code -Dnccl4j.fault.only=F} (one fault),
- * {@code -Dnccl4j.fault.maxRanks=M} (2 to M rank JVMs a trial; default 4).
+ * connections made on first use), and in a phase drawn for the trial ({@link Phase}: JVM start,
+ * bootstrap, AllGather1, topology and AllGather3, connect, the collectives or groups, destroy;
+ * told by the first line the victim logs there) one rank is SIGKILLed, or SIGSTOPped past the op
+ * deadline (then killed, as a scheduler would), or has every TCP socket it holds torn down by the
+ * kernel ({@code ss -K}: its bootstrap and net connections reset, its listeners closed), or (two
+ * hosts) has its host's link cut for good; over SHM or the Socket net, with the LL, LL128 or
+ * Simple protocol, on this host or (a third of the trials, where network namespaces can be made)
+ * dealt round two network-namespace hosts that talk over the Socket net.
+ * After a kill, a stop or a cut every survivor must end with an NcclException of REMOTE_ERROR,
+ * TIMEOUT or SYSTEM_ERROR (exit 2, its message naming the result) within its deadline, unless the
+ * fault came during a destroy (then it may have finished); after closed sockets every rank, the
+ * victim too, either finishes with the same replica as the others (the sockets were not needed
+ * any more: SHM carries the data) or ends so. Never a hang, no {@code /dev/shm} segment left
+ * behind, and every rank that outlived the fault, looked at from outside once its command has
+ * ended ({@link LeftBehind}), holds no nccl4j thread, TCP socket, {@code /dev/shm} mapping, file
+ * descriptor a healthy JVM does not hold, nor more than 8 MiB of native memory.
+ * {@code -Dnccl4j.fault.trials=N} (CI: 4) and {@code -Dnccl4j.fault.seed=S} (printed; replays a
+ * run), {@code -Dnccl4j.fault.only=F} (one fault), {@code -Dnccl4j.fault.maxRanks=M} (2 to M rank
+ * JVMs a trial; default 4).
  */
 class FaultMatrixTest {
     private static final int TRIALS = Integer.getInteger("nccl4j.fault.trials", 4);
@@ -54,7 +61,25 @@ class FaultMatrixTest {
     /** How long each rank JVM stays after its command, for {@link LeftBehind} to look. */
     private static final long HOLD_MS = 1500;
 
-    private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS }
+    private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS, CUT_LINK }
+
+    /**
+     * Where in the victim's life the fault lands: once the victim has logged the phase's first
+     * line ({@code NCCL_DEBUG=TRACE}, subsystem INIT, into a file per rank JVM), a moment later
+     * (init phases: 0-10 ms; the collectives: 0-2 s), or while its JVM starts.
+     */
+    private enum Phase {
+        JVM_START(null), BOOTSTRAP("Bootstrap : Using"), ALLGATHER1("Using device backend"),
+        TOPOLOGY_ALLGATHER3(" nNodes "), CONNECT(" coll channels, "), COLLECTIVES("Init COMPLETE"),
+        DESTROY("Destroying comm");
+
+        /** The first line the victim logs in this phase (a part of it), or {@code null}. */
+        final String line;
+
+        Phase(String line) {
+            this.line = line;
+        }
+    }
 
     /** Why trials cannot run across network-namespace hosts here, or {@code null}: a third of them do. */
     private static final String NETNS_UNAVAILABLE = NetnsHosts.unavailableReason();
@@ -75,26 +100,39 @@ class FaultMatrixTest {
         List<String> failures = new ArrayList<>();
         for (int t = 0; t < TRIALS; t++) {
             int n = 2 + rnd.nextInt(MAX_RANKS - 1);
-            Fault fault = Fault.values()[rnd.nextInt(Fault.values().length)];
+            boolean twoHosts = rnd.nextInt(3) == 0 && NETNS_UNAVAILABLE == null;
+            // A link is cut only between two hosts.
+            Fault fault = Fault.values()[rnd.nextInt(Fault.values().length - (twoHosts ? 0 : 1))];
             if (ONLY != null) {
                 fault = Fault.valueOf(ONLY);
+                twoHosts |= fault == Fault.CUT_LINK && NETNS_UNAVAILABLE == null;
             }
+            Phase phase = Phase.values()[rnd.nextInt(Phase.values().length)];
             int victim = rnd.nextInt(n);
-            long delay = rnd.nextInt(3500);
+            long delay = switch (phase) {
+                case JVM_START -> rnd.nextInt(400);
+                case COLLECTIVES -> rnd.nextInt(2000);
+                case DESTROY -> 0;
+                default -> rnd.nextInt(11);
+            };
             String proto = List.of("LL", "LL128", "Simple").get(rnd.nextInt(3));
             boolean socket = rnd.nextBoolean();
             boolean train = rnd.nextInt(3) != 0;
-            boolean twoHosts = rnd.nextInt(3) == 0 && NETNS_UNAVAILABLE == null;
-            String trial = String.format("trial %d: %d ranks %s, %s rank %d after %d ms, %s over %s%s", t, n,
-                    train ? "training" : "in AllToAlls", fault, victim, delay, proto, socket ? "Socket" : "SHM",
+            String trial = String.format("trial %d: %d ranks %s, %s rank %d in %s +%d ms, %s over %s%s", t, n,
+                    train ? "training" : "in AllToAlls", fault, victim, phase, delay, proto, socket ? "Socket" : "SHM",
                     twoHosts ? ", on 2 hosts (Socket between them)" : "");
+            if (fault == Fault.CUT_LINK && !twoHosts) {
+                System.out.println("FaultMatrixTest " + trial + ": skipped (" + NETNS_UNAVAILABLE + ")");
+                continue;
+            }
+            Trial spec = new Trial(n, train, fault, phase, victim, delay, proto, socket);
             String verdict;
             if (twoHosts) {
                 try (NetnsHosts hosts = NetnsHosts.create(2)) {
-                    verdict = runTrial(n, train, fault, victim, delay, proto, socket, hosts);
+                    verdict = runTrial(spec, hosts);
                 }
             } else {
-                verdict = runTrial(n, train, fault, victim, delay, proto, socket, null);
+                verdict = runTrial(spec, null);
             }
             System.out.println("FaultMatrixTest " + trial + ": " + verdict);
             if (!verdict.startsWith("ok")) {
@@ -104,22 +142,37 @@ class FaultMatrixTest {
         assertTrue(failures.isEmpty(), "seed " + seed + ":\n" + String.join("\n", failures));
     }
 
+    /** One trial's draw. */
+    private record Trial(int n, boolean train, Fault fault, Phase phase, int victim, long delay, String proto,
+                         boolean socket) {
+        /** Whether the victim is killed (a SIGSTOP ends in the scheduler's kill). */
+        boolean kills() {
+            return fault == Fault.SIGKILL || fault == Fault.SIGSTOP;
+        }
+    }
+
     /** @param hosts network-namespace hosts the ranks are dealt round to, or {@code null}: this host */
-    private static String runTrial(int n, boolean train, Fault fault, int victim, long delay, String proto,
-                                   boolean socket, NetnsHosts hosts) throws Exception {
+    private static String runTrial(Trial t, NetnsHosts hosts) throws Exception {
         Set<String> shmBefore = shm();
-        // Ranks that outlive closed sockets train to the end: fewer epochs, well inside the deadline.
-        boolean kills = fault != Fault.CLOSE_SOCKETS;
-        LocalLauncher l = (train ? Ranks.launcher("train", "--epochs", kills ? "1000" : "300")
+        int n = t.n();
+        int victim = t.victim();
+        boolean kills = t.kills();
+        // Ranks that outlive the fault (closed sockets, a destroy) work to the end: short runs,
+        // well inside the deadline; the others long enough for the fault to land mid-work.
+        boolean shortRun = t.fault() == Fault.CLOSE_SOCKETS || t.phase() == Phase.DESTROY;
+        Path logs = Files.createTempDirectory("nccl4j-fault-logs");
+        LocalLauncher l = (t.train() ? Ranks.launcher("train", "--epochs", shortRun ? "300" : "1000")
                 : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
-                        kills ? "100000" : "100")).env("NCCL_PROTO", proto)
+                        shortRun ? "100" : "100000")).env("NCCL_PROTO", t.proto())
                 .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000")
                 .env("NCCL4J_EXIT_HOLD_MS", Long.toString(HOLD_MS))
+                .env("NCCL_DEBUG", "TRACE").env("NCCL_DEBUG_SUBSYS", "INIT")
+                .env("NCCL_DEBUG_FILE", logs.resolve("rank.%p.log").toString())
                 .jvmOptions("-XX:NativeMemoryTracking=summary");
         if (kills) {
             l.expectExit(victim, 137);
         }
-        if (socket) {
+        if (t.socket()) {
             l.env("NCCL_SHM_DISABLE", "1");
         }
         if (hosts != null) {
@@ -130,68 +183,126 @@ class FaultMatrixTest {
         long start = System.nanoTime();
         CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(
                 () -> Ranks.run(l, n, n, id, Duration.ofSeconds(120)));
-        long pid = RankJvms.findRank(victim, Duration.ofSeconds(20));
-        // Every rank that outlives the fault is looked at from outside once its command has ended.
-        Map<Integer, CompletableFuture<String>> watched = new TreeMap<>();
-        for (int r = 0; r < n; r++) {
-            if (r != victim || !kills) {
-                watched.put(r, LeftBehind.watch(RankJvms.findRank(r, Duration.ofSeconds(20)), Duration.ofSeconds(140)));
+        try {
+            long pid = RankJvms.findRank(victim, Duration.ofSeconds(20));
+            // Every rank that outlives the fault is looked at from outside once its command has ended.
+            Map<Integer, CompletableFuture<String>> watched = new TreeMap<>();
+            for (int r = 0; r < n; r++) {
+                if (r != victim || !kills) {
+                    watched.put(r, LeftBehind.watch(RankJvms.findRank(r, Duration.ofSeconds(20)), Duration.ofSeconds(140)));
+                }
             }
-        }
-        if (!kills) {
-            // From its first connection on (bootstrap, then the net's), not while the JVM starts.
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (tcpPorts(pid).isEmpty() && System.nanoTime() < until) {
-                Thread.sleep(10);
+            if (t.phase().line != null && !awaitLine(logs.resolve("rank." + pid + ".log"), t.phase().line, pid,
+                    Duration.ofSeconds(60))) {
+                LocalLauncher.Outcome out = run.get(150, TimeUnit.SECONDS);
+                return "PHASE NOT REACHED: rank " + victim + " never logged \"" + t.phase().line + "\"\n" + Ranks.all(out);
             }
-            delay /= 2;
-        }
-        Thread.sleep(delay);
-        boolean noSocketLeft = false;
-        switch (fault) {
-            case SIGKILL -> signal("-KILL", pid);
-            case SIGSTOP -> signal("-STOP", pid);
-            case CLOSE_SOCKETS -> {
-                // A live communicator always holds its bootstrap listener: no socket left means the
-                // rank's work was done (its communicator destroyed), which the outcome must confirm.
-                noSocketLeft = closeSockets(pid).isEmpty();
+            if (t.fault() == Fault.CLOSE_SOCKETS && t.phase() == Phase.JVM_START) {
+                // From its first connection on, not while the JVM starts.
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (tcpPorts(pid).isEmpty() && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
             }
-        }
-        if (fault == Fault.SIGSTOP) {
-            // Past the others' op deadline, then the scheduler's kill.
-            Thread.sleep(OP_TIMEOUT_MS + 3000);
-            signal("-KILL", pid);
-        }
-        LocalLauncher.Outcome out = run.get(150, TimeUnit.SECONDS);
-        double secs = (System.nanoTime() - start) / 1e9;
-        String all = Ranks.all(out);
-        if (out.timedOut()) {
-            return "HANG: the ranks did not end within 120 s\n" + all;
-        }
-        String results = kills ? survivorsFailed(out, n, victim) : finishedOrFailed(out, n, train);
-        if (!results.startsWith(" ")) {
-            return results + "\n" + all;
-        }
-        Set<String> left = shm();
-        left.removeAll(shmBefore);
-        if (!left.isEmpty()) {
-            return "LEAK: /dev/shm " + left + "\n" + all;
-        }
-        for (Map.Entry<Integer, CompletableFuture<String>> w : watched.entrySet()) {
-            String held = w.getValue().get(20, TimeUnit.SECONDS);
-            if (!held.isEmpty()) {
-                return "LEAK: rank " + w.getKey() + " after its command ended: " + held + "\n" + all;
+            Thread.sleep(t.delay());
+            boolean noSocketLeft = false;
+            switch (t.fault()) {
+                case SIGKILL -> signal("-KILL", pid);
+                case SIGSTOP -> signal("-STOP", pid);
+                case CLOSE_SOCKETS -> {
+                    // A live communicator always holds its bootstrap listener: no socket left means the
+                    // rank's work was done (its communicator destroyed), which the outcome must confirm.
+                    noSocketLeft = closeSockets(pid).isEmpty();
+                }
+                case CUT_LINK -> hosts.link(victim % 2, false);
             }
+            if (t.fault() == Fault.SIGSTOP) {
+                // Past the others' op deadline, then the scheduler's kill.
+                Thread.sleep(OP_TIMEOUT_MS + 3000);
+                signal("-KILL", pid);
+            }
+            LocalLauncher.Outcome out = run.get(150, TimeUnit.SECONDS);
+            double secs = (System.nanoTime() - start) / 1e9;
+            String all = Ranks.all(out);
+            if (out.timedOut()) {
+                return "HANG: the ranks did not end within 120 s\n" + all;
+            }
+            // A killed rank or a cut link fails the others, unless they were done (a destroy);
+            // after closed sockets SHM may carry the work to its end.
+            boolean mayFinish = t.fault() == Fault.CLOSE_SOCKETS || t.phase() == Phase.DESTROY;
+            int skip = kills ? victim : -1;
+            String results = mayFinish ? finishedOrFailed(out, n, t.train(), skip) : survivorsFailed(out, n, skip);
+            if (!results.startsWith(" ")) {
+                return results + "\n" + all;
+            }
+            Set<String> left = shm();
+            left.removeAll(shmBefore);
+            if (!left.isEmpty()) {
+                return "LEAK: /dev/shm " + left + "\n" + all;
+            }
+            for (Map.Entry<Integer, CompletableFuture<String>> w : watched.entrySet()) {
+                String held = w.getValue().get(20, TimeUnit.SECONDS);
+                if (!held.isEmpty()) {
+                    return "LEAK: rank " + w.getKey() + " after its command ended: " + held + "\n" + all;
+                }
+            }
+            if (noSocketLeft && results.split(" finished", -1).length - 1 != n) {
+                return "FAULT NOT APPLIED: rank " + victim + " held no TCP socket, yet the ranks did not all finish:" + results
+                        + "\n" + all;
+            }
+            return String.format("ok in %.1f s;%s%s", secs, results, noSocketLeft
+                    ? " (no socket to close: rank " + victim + " had finished its work)" : "");
+        } finally {
+            deleteTree(logs);
         }
-        if (noSocketLeft && results.split(" finished", -1).length - 1 != n) {
-            return "FAULT NOT APPLIED: rank " + victim + " held no TCP socket, yet the ranks did not all finish:" + results
-                    + "\n" + all;
-        }
-        return String.format("ok in %.1f s;%s%s", secs, results, noSocketLeft
-                ? " (no socket to close: rank " + victim + " had finished its work)" : "");
     }
 
-    /** @return each survivor's error (each line starts with a blank), or what is wrong */
+    /**
+     * Waits until the log file has a line containing {@code line}.
+     *
+     * @return false if it did not within the timeout, or the process ended first
+     */
+    private static boolean awaitLine(Path log, String line, long pid, Duration timeout) throws IOException,
+            InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        long read = 0;
+        String tail = "";
+        while (System.nanoTime() < end) {
+            if (Files.exists(log)) {
+                try (FileChannel ch = FileChannel.open(log)) {
+                    long size = ch.size();
+                    if (size > read) {
+                        ByteBuffer b = ByteBuffer.allocate((int) (size - read));
+                        ch.read(b, read);
+                        read = size;
+                        String text = tail + new String(b.array(), 0, b.position(), StandardCharsets.UTF_8);
+                        if (text.contains(line)) {
+                            return true;
+                        }
+                        tail = text.substring(Math.max(0, text.length() - line.length()));
+                    }
+                }
+            }
+            if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return false;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /**
+     * @param victim the killed rank, or -1 (a cut link: every rank must fail)
+     * @return each survivor's error (each line starts with a blank), or what is wrong
+     */
     private static String survivorsFailed(LocalLauncher.Outcome out, int n, int victim) {
         StringBuilder results = new StringBuilder();
         for (int r = 0; r < n; r++) {
@@ -210,17 +321,21 @@ class FaultMatrixTest {
     }
 
     /**
-     * After closed sockets: every rank either finished (training: all finished ones with one
-     * replica; AllToAlls: perf checked every element, exit 0) or failed with a peer's error or a
-     * deadline.
+     * After closed sockets or a fault during a destroy: every rank (but the killed one) either
+     * finished (training: all finished ones with one replica; AllToAlls: perf checked every
+     * element, exit 0) or failed with a peer's error or a deadline.
      *
+     * @param skip the killed rank, or -1
      * @return each rank's ending (each starts with a blank), or what is wrong
      */
-    private static String finishedOrFailed(LocalLauncher.Outcome out, int n, boolean train) {
+    private static String finishedOrFailed(LocalLauncher.Outcome out, int n, boolean train, int skip) {
         StringBuilder results = new StringBuilder();
         List<ReplicaDigest> digests = ReplicaDigest.fromOutputs(out.output());
         Set<Long> replicas = new java.util.HashSet<>();
         for (int r = 0; r < n; r++) {
+            if (r == skip) {
+                continue;
+            }
             String error = Ranks.errorLine(out, r);
             int code = out.exitCodes()[r];
             if (code == 0 && error == null && (!train || digests.get(r) != null)) {

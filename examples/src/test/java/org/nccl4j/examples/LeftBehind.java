@@ -14,8 +14,9 @@ import java.util.stream.Stream;
 /**
  * What a rank JVM still holds once its command has ended, seen from outside while it holds
  * before exiting ({@code NCCL4J_EXIT_HOLD_MS}, the CLI's {@code exit-hold} thread): threads
- * named for nccl4j (its streams, channels, proxy, Netty loops), TCP sockets ({@code ss}) and
- * {@code /dev/shm} mappings ({@code /proc/PID/maps}). Read from the kernel, not asked of the JVM.
+ * named for nccl4j (its streams, channels, proxy, Netty loops), TCP sockets ({@code ss}),
+ * {@code /dev/shm} mappings ({@code /proc/PID/maps}), file descriptors ({@code /proc/PID/fd}) and
+ * native memory (NMT, through {@code jcmd}). Read from outside, not asked of the JVM's code.
  */
 final class LeftBehind {
     /** How long into the hold it looks. */
@@ -71,6 +72,11 @@ final class LeftBehind {
                 if (!shm.isEmpty()) {
                     left.add("/dev/shm mappings " + shm);
                 }
+                // Before jcmd: its attach adds a socket of the JVM's own.
+                List<String> fds = leftDescriptors(descriptors(pid));
+                if (!fds.isEmpty()) {
+                    left.add("file descriptors " + fds);
+                }
                 long other = nativeOther(pid);
                 System.out.println("LeftBehind: pid " + pid + " holds " + (other >> 10) + " KiB of native memory (NMT Other)");
                 if (other < 0) {
@@ -107,6 +113,49 @@ final class LeftBehind {
         } catch (IOException | java.io.UncheckedIOException gone) {
             return null;
         }
+    }
+
+    /** @return "fd -> target" of each open file descriptor ({@code /proc/PID/fd}) */
+    static List<String> descriptors(long pid) throws IOException {
+        List<String> fds = new ArrayList<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            for (Path fd : s.toList()) {
+                try {
+                    fds.add(fd.getFileName() + " -> " + Files.readSymbolicLink(fd));
+                } catch (IOException closedMeanwhile) {
+                    // not left behind
+                }
+            }
+        }
+        return fds;
+    }
+
+    /**
+     * What a rank JVM holds that no healthy one does once its communicators are gone: selectors and
+     * event files ({@code anon_inode:}: epoll, eventfd, timerfd), {@code /dev/shm} files, pipes
+     * besides stdin, stdout and stderr, and sockets besides one (the JDK's pre-close socket: the
+     * end of a socketpair it keeps from the first NIO socket on, to dup2 over a channel's fd while
+     * closing it). Jars, the runtime image and {@code /dev/*random} are the JVM's own.
+     *
+     * @param fds {@link #descriptors}
+     * @return the ones left behind, or an empty list
+     */
+    static List<String> leftDescriptors(List<String> fds) {
+        List<String> left = new ArrayList<>();
+        List<String> sockets = new ArrayList<>();
+        for (String fd : fds) {
+            int n = Integer.parseInt(fd.substring(0, fd.indexOf(' ')));
+            String target = fd.substring(fd.indexOf("-> ") + 3);
+            if (target.startsWith("anon_inode:") || target.startsWith("/dev/shm/") || target.startsWith("pipe:") && n > 2) {
+                left.add(fd);
+            } else if (target.startsWith("socket:")) {
+                sockets.add(fd);
+            }
+        }
+        if (sockets.size() > 1) {
+            left.addAll(sockets);
+        }
+        return left;
     }
 
     private static List<String> shmMappings(long pid) throws IOException {

@@ -84,11 +84,11 @@ class NetnsLinkFaultTest {
             long delayed = -1;
             String unapplied = null;
             switch (kind) {
-                case CUT -> link(h, host, "down");
+                case CUT -> h.link(host, false);
                 case FLAP -> {
-                    link(h, host, "down");
+                    h.link(host, false);
                     Thread.sleep(1000);
-                    link(h, host, "up");
+                    h.link(host, true);
                 }
                 case LOSS -> {
                     nft(h, host, "add table inet nccl4j-loss");
@@ -174,12 +174,5 @@ class NetnsLinkFaultTest {
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, tool + " " + args + ": " + out);
         return out;
-    }
-
-    private static void link(NetnsHosts h, int host, String state) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("ip", "-n", h.namespace(host), "link", "set", "eth0", state)
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "ip link set eth0 " + state + ": " + out);
     }
 }

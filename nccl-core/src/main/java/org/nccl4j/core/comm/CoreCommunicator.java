@@ -419,6 +419,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     public void abort() {
         abortFlag.set("aborted by ncclCommAbort");
         if (closed.compareAndSet(false, true)) {
+            Log.trace(Subsys.INIT, "Destroying comm rank %d nranks %d (abort)", rank, nranks);
             teardown(false);
             Log.info(Subsys.INIT, "comm rank %d nranks %d - Abort COMPLETE", rank, nranks);
         }
@@ -427,6 +428,8 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            // NCCL's commDestroy traces the same first: where a destroy began, for the fault matrix too.
+            Log.trace(Subsys.INIT, "Destroying comm rank %d nranks %d", rank, nranks);
             teardown(true);
             Log.info(Subsys.INIT, "comm rank %d nranks %d - Destroy COMPLETE", rank, nranks);
         }

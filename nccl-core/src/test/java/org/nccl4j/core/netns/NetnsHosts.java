@@ -127,6 +127,17 @@ public final class NetnsHosts implements AutoCloseable {
                 "sh", "-c", "hostname " + hostname(i) + " && exec \"$0\" \"$@\"");
     }
 
+    /**
+     * Takes host {@code i}'s link down (a pulled cable: packets to and from it are lost) or up again.
+     *
+     * @param i  host index
+     * @param up the state to set
+     * @throws IOException if {@code ip link set} fails
+     */
+    public void link(int i, boolean up) throws IOException {
+        sh("ip", "-n", namespace(i), "link", "set", "eth0", up ? "up" : "down");
+    }
+
     @Override
     public void close() {
         for (String ns : created) {
