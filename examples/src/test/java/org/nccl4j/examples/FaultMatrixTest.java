@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.launch.LocalLauncher;
 import org.nccl4j.core.netns.NetnsHosts;
+import org.nccl4j.examples.matrix.PrivateDevShm;
 import org.nccl4j.examples.matrix.RankJvms;
 import org.nccl4j.examples.train.ReplicaDigest;
 
@@ -37,14 +38,15 @@ import org.nccl4j.examples.train.ReplicaDigest;
  * bootstrap, AllGather1, topology and AllGather3, connect, the collectives or groups, destroy;
  * told by the first line the victim logs there) one rank is SIGKILLed, or SIGSTOPped past the op
  * deadline (then killed, as a scheduler would), or has every TCP socket it holds torn down by the
- * kernel ({@code ss -K}: its bootstrap and net connections reset, its listeners closed), or (two
+ * kernel ({@code ss -K}: its bootstrap and net connections reset, its listeners closed), or (one
+ * host) has the ranks' {@code /dev/shm} (a private 1 GiB tmpfs, {@link PrivateDevShm}) filled, or (two
  * hosts) has its host's link cut for good; over SHM or the Socket net, with the LL, LL128 or
  * Simple protocol, on this host or (a third of the trials, where network namespaces can be made)
  * dealt round two network-namespace hosts that talk over the Socket net.
  * After a kill, a stop or a cut every survivor must end with an NcclException of REMOTE_ERROR,
  * TIMEOUT or SYSTEM_ERROR (exit 2, its message naming the result) within its deadline, unless the
- * fault came during a destroy (then it may have finished); after closed sockets every rank, the
- * victim too, either finishes with the same replica as the others (the sockets were not needed
+ * fault came during a destroy (then it may have finished); after closed sockets or a full
+ * {@code /dev/shm} every rank, the victim too, either finishes with the same replica as the others (the sockets were not needed
  * any more: SHM carries the data) or ends so. Never a hang, no {@code /dev/shm} segment left
  * behind, and every rank that outlived the fault, looked at from outside once its command has
  * ended ({@link LeftBehind}), holds no nccl4j thread, TCP socket, {@code /dev/shm} mapping, file
@@ -61,7 +63,7 @@ class FaultMatrixTest {
     /** How long each rank JVM stays after its command, for {@link LeftBehind} to look. */
     private static final long HOLD_MS = 1500;
 
-    private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS, CUT_LINK }
+    private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS, FULL_DEV_SHM, CUT_LINK }
 
     /**
      * Where in the victim's life the fault lands: once the victim has logged the phase's first
@@ -84,6 +86,9 @@ class FaultMatrixTest {
     /** Why trials cannot run across network-namespace hosts here, or {@code null}: a third of them do. */
     private static final String NETNS_UNAVAILABLE = NetnsHosts.unavailableReason();
 
+    /** Why a trial's /dev/shm cannot be its own here (then no trial fills one), or {@code null}. */
+    private static final String PRIVATE_SHM_UNAVAILABLE = PrivateDevShm.unavailableReason();
+
     /** {@code -Dnccl4j.fault.only=CLOSE_SOCKETS} (or SIGKILL, SIGSTOP): every trial gets that fault. */
     private static final String ONLY = System.getProperty("nccl4j.fault.only");
 
@@ -101,11 +106,13 @@ class FaultMatrixTest {
         for (int t = 0; t < TRIALS; t++) {
             int n = 2 + rnd.nextInt(MAX_RANKS - 1);
             boolean twoHosts = rnd.nextInt(3) == 0 && NETNS_UNAVAILABLE == null;
-            // A link is cut only between two hosts.
-            Fault fault = Fault.values()[rnd.nextInt(Fault.values().length - (twoHosts ? 0 : 1))];
+            // A link is cut only between two hosts; a private /dev/shm is filled on one.
+            List<Fault> faults = List.of(Fault.SIGKILL, Fault.SIGSTOP, Fault.CLOSE_SOCKETS,
+                    twoHosts ? Fault.CUT_LINK : PRIVATE_SHM_UNAVAILABLE == null ? Fault.FULL_DEV_SHM : Fault.SIGKILL);
+            Fault fault = faults.get(rnd.nextInt(faults.size()));
             if (ONLY != null) {
                 fault = Fault.valueOf(ONLY);
-                twoHosts |= fault == Fault.CUT_LINK && NETNS_UNAVAILABLE == null;
+                twoHosts = fault == Fault.CUT_LINK ? NETNS_UNAVAILABLE == null : twoHosts && fault != Fault.FULL_DEV_SHM;
             }
             Phase phase = Phase.values()[rnd.nextInt(Phase.values().length)];
             int victim = rnd.nextInt(n);
@@ -116,7 +123,7 @@ class FaultMatrixTest {
                 default -> rnd.nextInt(11);
             };
             String proto = List.of("LL", "LL128", "Simple").get(rnd.nextInt(3));
-            boolean socket = rnd.nextBoolean();
+            boolean socket = rnd.nextBoolean() && fault != Fault.FULL_DEV_SHM;
             boolean train = rnd.nextInt(3) != 0;
             String trial = String.format("trial %d: %d ranks %s, %s rank %d in %s +%d ms, %s over %s%s", t, n,
                     train ? "training" : "in AllToAlls", fault, victim, phase, delay, proto, socket ? "Socket" : "SHM",
@@ -159,7 +166,10 @@ class FaultMatrixTest {
         boolean kills = t.kills();
         // Ranks that outlive the fault (closed sockets, a destroy) work to the end: short runs,
         // well inside the deadline; the others long enough for the fault to land mid-work.
-        boolean shortRun = t.fault() == Fault.CLOSE_SOCKETS || t.phase() == Phase.DESTROY;
+        // A full /dev/shm fails only what still has to map memory (connections made later).
+        boolean mayFinish = t.fault() == Fault.CLOSE_SOCKETS || t.fault() == Fault.FULL_DEV_SHM
+                || t.phase() == Phase.DESTROY;
+        boolean shortRun = mayFinish;
         Path logs = Files.createTempDirectory("nccl4j-fault-logs");
         LocalLauncher l = (t.train() ? Ranks.launcher("train", "--epochs", shortRun ? "300" : "1000")
                 : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
@@ -178,6 +188,10 @@ class FaultMatrixTest {
         if (hosts != null) {
             // The root is rank 0's, on host 0.
             l.wrapper(r -> hosts.wrap(r % 2)).env("NCCL_COMM_ID", hosts.address(0) + ":29650");
+        }
+        PrivateDevShm devShm = t.fault() == Fault.FULL_DEV_SHM ? PrivateDevShm.start(1024) : null;
+        if (devShm != null) {
+            l.wrapper(r -> devShm.wrap());
         }
         String id = hosts == null ? Nccl.getUniqueId().toString() : null;
         long start = System.nanoTime();
@@ -206,6 +220,7 @@ class FaultMatrixTest {
             }
             Thread.sleep(t.delay());
             boolean noSocketLeft = false;
+            long freeAfterFill = -1;
             switch (t.fault()) {
                 case SIGKILL -> signal("-KILL", pid);
                 case SIGSTOP -> signal("-STOP", pid);
@@ -215,6 +230,12 @@ class FaultMatrixTest {
                     noSocketLeft = closeSockets(pid).isEmpty();
                 }
                 case CUT_LINK -> hosts.link(victim % 2, false);
+                case FULL_DEV_SHM -> {
+                    freeAfterFill = devShm.fill();
+                    if (freeAfterFill >= 4096) {
+                        return "FAULT NOT APPLIED: /dev/shm still has " + freeAfterFill + " bytes free";
+                    }
+                }
             }
             if (t.fault() == Fault.SIGSTOP) {
                 // Past the others' op deadline, then the scheduler's kill.
@@ -229,7 +250,6 @@ class FaultMatrixTest {
             }
             // A killed rank or a cut link fails the others, unless they were done (a destroy);
             // after closed sockets SHM may carry the work to its end.
-            boolean mayFinish = t.fault() == Fault.CLOSE_SOCKETS || t.phase() == Phase.DESTROY;
             int skip = kills ? victim : -1;
             String results = mayFinish ? finishedOrFailed(out, n, t.train(), skip) : survivorsFailed(out, n, skip);
             if (!results.startsWith(" ")) {
@@ -237,6 +257,9 @@ class FaultMatrixTest {
             }
             Set<String> left = shm();
             left.removeAll(shmBefore);
+            if (devShm != null) {
+                left.addAll(devShm.list());
+            }
             if (!left.isEmpty()) {
                 return "LEAK: /dev/shm " + left + "\n" + all;
             }
@@ -250,10 +273,15 @@ class FaultMatrixTest {
                 return "FAULT NOT APPLIED: rank " + victim + " held no TCP socket, yet the ranks did not all finish:" + results
                         + "\n" + all;
             }
-            return String.format("ok in %.1f s;%s%s", secs, results, noSocketLeft
-                    ? " (no socket to close: rank " + victim + " had finished its work)" : "");
+            return String.format("ok in %.1f s;%s%s%s", secs, results, noSocketLeft
+                    ? " (no socket to close: rank " + victim + " had finished its work)" : "",
+                    freeAfterFill >= 0 ? " (/dev/shm full: " + freeAfterFill + " bytes free)" : "");
         } finally {
             deleteTree(logs);
+            if (devShm != null) {
+                run.get(150, TimeUnit.SECONDS);
+                devShm.close();
+            }
         }
     }
 

@@ -86,7 +86,7 @@ class CollectiveFaultProcessTest {
 
     @Test
     void devShmTooSmallFailsInitWithTheFix() throws Exception {
-        try (TinyDevShm shm = TinyDevShm.start()) {
+        try (PrivateDevShm shm = privateDevShm()) {
             LocalLauncher l = RankJvms.launcher("matrix", "5").env("NCCL4J_INIT_TIMEOUT_MS", "20000")
                     .wrapper(r -> shm.wrap());
             long t0 = System.nanoTime();
@@ -108,13 +108,13 @@ class CollectiveFaultProcessTest {
                 assertTrue(f.contains("--shm-size"), f);
             }
             assertTrue(took < 30_000, "took " + took + " ms");
-            assertEquals("", shm.list(), "segments left behind in the namespace's /dev/shm");
+            assertEquals(List.of(), shm.list(), "segments left behind in the namespace's /dev/shm");
         }
     }
 
     @Test
     void devShmTooSmallIsNoProblemWithShmDisabled() throws Exception {
-        try (TinyDevShm shm = TinyDevShm.start()) {
+        try (PrivateDevShm shm = privateDevShm()) {
             // Always the sample: the full product over NET is ProcessMatrixTest's job under -Pmatrix.
             LocalLauncher l = RankJvms.launcher("matrix", "10").env("NCCL4J_INIT_TIMEOUT_MS", "20000")
                     .env("NCCL_SHM_DISABLE", "1").env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT")
@@ -129,74 +129,11 @@ class CollectiveFaultProcessTest {
      * A private mount namespace whose {@code /dev/shm} is a 1 MiB tmpfs, held open by a sleeping
      * process; {@link #wrap()} runs a program inside it.
      */
-    static final class TinyDevShm implements AutoCloseable {
-        private final Process holder;
 
-        private TinyDevShm(Process holder) {
-            this.holder = holder;
-        }
-
-        static TinyDevShm start() throws IOException, InterruptedException {
-            assumeTrue("root".equals(System.getProperty("user.name")), "a private /dev/shm mount needs root");
-            for (String tool : List.of("unshare", "nsenter", "mount")) {
-                assumeTrue(RankJvms.onPath(tool), tool + " is not installed (Debian: util-linux / mount)");
-            }
-            // exec: the holder's pid is the sleeping process itself, so killing it ends the namespace.
-            Process p = new ProcessBuilder("unshare", "--mount", "--propagation", "private", "sh", "-c",
-                    "mount -t tmpfs -o size=1m tmpfs /dev/shm && echo ready && exec sleep 600")
-                    .redirectErrorStream(true).start();
-            BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> {
-                StringBuilder sb = new StringBuilder();
-                try {
-                    String line;
-                    while ((line = in.readLine()) != null) {
-                        if (line.equals("ready")) {
-                            return null;
-                        }
-                        sb.append(line).append('\n');
-                    }
-                } catch (IOException e) {
-                    sb.append(e);
-                }
-                return sb.toString();
-            });
-            String err;
-            try {
-                err = first.get(20, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                err = "no 'ready' from the holder: " + e;
-            }
-            if (err != null) {
-                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                org.junit.jupiter.api.Assumptions.abort("cannot make a private 1 MiB /dev/shm (unshare --mount; mount -t tmpfs): " + err.strip());
-            }
-            return new TinyDevShm(p);
-        }
-
-        /** @return the command prefix that enters the namespace */
-        List<String> wrap() {
-            return List.of("nsenter", "--mount=/proc/" + holder.pid() + "/ns/mnt", "--");
-        }
-
-        /** @return the names in the namespace's {@code /dev/shm}, one a line */
-        String list() throws IOException, InterruptedException {
-            List<String> cmd = new java.util.ArrayList<>(wrap());
-            cmd.addAll(List.of("ls", "-A", "/dev/shm"));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + out);
-            return out;
-        }
-
-        @Override
-        public void close() {
-            holder.destroyForcibly(); // the sleeping holder itself (exec), so the namespace goes with it
-            try {
-                holder.waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    /** A 1 MiB /dev/shm: too small for a connection's buffers. */
+    private static PrivateDevShm privateDevShm() throws IOException, InterruptedException {
+        String why = PrivateDevShm.unavailableReason();
+        assumeTrue(why == null, why);
+        return PrivateDevShm.start(1);
     }
 }
