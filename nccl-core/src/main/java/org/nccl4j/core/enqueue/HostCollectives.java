@@ -109,7 +109,7 @@ public final class HostCollectives implements DeviceCollectives {
     @Override
     public Completion launchGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
         HostStream s = own(stream);
-        HostCompletion done = new HostCompletion(s);
+        HostCompletion done = completion(s);
         s.submit(task(colls, p2ps, s, done));
         return done;
     }
@@ -122,7 +122,7 @@ public final class HostCollectives implements DeviceCollectives {
      * @param s  its stream
      */
     public void run(CollOp op, HostStream s) {
-        HostCompletion done = new HostCompletion(s);
+        HostCompletion done = completion(s);
         Runnable task = engineTask(List.of(engine.choose(op)), List.of(), s, done);
         if (!s.runIfIdle(task)) {
             s.submit(task);
@@ -173,6 +173,15 @@ public final class HostCollectives implements DeviceCollectives {
      * A failed launch: an argument the launch itself refused leaves the communicator usable;
      * anything else (a peer, the network, a timeout, a bug) fails it, which aborts its waits.
      */
+    /**
+     * A launch's completion: a wait that gives up on its stalled stream fails the communicator
+     * (a lazy connect's 20 s deadline, say, outlasting the op deadline), so that the stuck
+     * launch's waits end on the abort flag rather than hold the stream past the destroy.
+     */
+    private HostCompletion completion(HostStream s) {
+        return new HostCompletion(s, e -> comm.fail("rank " + comm.rank() + " waiting on " + s, e));
+    }
+
     private void failed(HostStream stream, HostCompletion done, NcclException e) {
         if (e.result() != Result.INVALID_ARGUMENT) {
             comm.fail("rank " + comm.rank() + " launch on " + stream, e);

@@ -85,7 +85,8 @@ class HostStreamTest {
             // On the stream's thread (a waiter would otherwise run it itself, as it runs any
             // launch whose own waits are bounded).
             assertTrue(started.await(10, TimeUnit.SECONDS));
-            HostCompletion c = new HostCompletion(s);
+            List<NcclException> stalls = new CopyOnWriteArrayList<>();
+            HostCompletion c = new HostCompletion(s, stalls::add);
             long t0 = System.nanoTime();
             NcclException sync = assertThrows(NcclException.class, s::synchronize);
             long tookMs = (System.nanoTime() - t0) / 1_000_000;
@@ -93,7 +94,10 @@ class HostStreamTest {
             assertTrue(sync.getMessage().contains("finished no operation for"), sync.getMessage());
             long bound = (OP_TIMEOUT_NANOS + HostStream.GRACE_NANOS) / 1_000_000;
             assertTrue(tookMs >= bound - 50 && tookMs < bound + 3_000, "synchronize gave up after " + tookMs + " ms");
-            assertEquals(Result.TIMEOUT, assertThrows(NcclException.class, c::await).result());
+            NcclException gaveUp = assertThrows(NcclException.class, c::await);
+            assertEquals(Result.TIMEOUT, gaveUp.result());
+            // The launch's communicator hears of it first (it fails, and the stuck launch's waits end on its abort).
+            assertEquals(List.of(gaveUp), stalls);
             assertFalse(s.stop(100), "a stream whose thread is stuck reports it did not stop");
             assertTrue(ProcessResources.ncclThreads().contains(s.toString()));
             release.countDown();
@@ -121,7 +125,7 @@ class HostStreamTest {
                 awaitQuietly(go);
                 throw boom;
             });
-            HostCompletion c = new HostCompletion(s);
+            HostCompletion c = new HostCompletion(s, e -> { });
             s.submit(c::complete); // queued behind the failing launch: it never runs
             // The stream thread runs the failing launch (a waiter would otherwise run it itself
             // when it came first, and the Error would be the waiter's).
