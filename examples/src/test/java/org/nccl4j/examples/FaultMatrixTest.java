@@ -164,16 +164,15 @@ class FaultMatrixTest {
         int n = t.n();
         int victim = t.victim();
         boolean kills = t.kills();
-        // Ranks that outlive the fault (closed sockets, a destroy) work to the end: short runs,
-        // well inside the deadline; the others long enough for the fault to land mid-work.
-        // A full /dev/shm fails only what still has to map memory (connections made later).
+        // Ranks that may outlive the fault work to the end (closed sockets; a full /dev/shm fails
+        // only what still has to map memory; a destroy): short runs, well inside the deadline. The
+        // others run long enough for the fault to land mid-work.
         boolean mayFinish = t.fault() == Fault.CLOSE_SOCKETS || t.fault() == Fault.FULL_DEV_SHM
                 || t.phase() == Phase.DESTROY;
-        boolean shortRun = mayFinish;
         Path logs = Files.createTempDirectory("nccl4j-fault-logs");
-        LocalLauncher l = (t.train() ? Ranks.launcher("train", "--epochs", shortRun ? "300" : "1000")
+        LocalLauncher l = (t.train() ? Ranks.launcher("train", "--epochs", mayFinish ? "300" : "1000")
                 : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
-                        shortRun ? "100" : "100000")).env("NCCL_PROTO", t.proto())
+                        mayFinish ? "100" : "100000")).env("NCCL_PROTO", t.proto())
                 .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000")
                 .env("NCCL4J_EXIT_HOLD_MS", Long.toString(HOLD_MS))
                 .env("NCCL_DEBUG", "TRACE").env("NCCL_DEBUG_SUBSYS", "INIT")
