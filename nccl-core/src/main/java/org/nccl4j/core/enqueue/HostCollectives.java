@@ -109,7 +109,7 @@ public final class HostCollectives implements DeviceCollectives {
     @Override
     public Completion launchGroup(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
         HostStream s = own(stream);
-        HostCompletion done = completion(s);
+        HostCompletion done = new HostCompletion(s);
         s.submit(task(colls, p2ps, s, done));
         return done;
     }
@@ -122,7 +122,7 @@ public final class HostCollectives implements DeviceCollectives {
      * @param s  its stream
      */
     public void run(CollOp op, HostStream s) {
-        HostCompletion done = completion(s);
+        HostCompletion done = new HostCompletion(s);
         Runnable task = engineTask(List.of(engine.choose(op)), List.of(), s, done);
         if (!s.runIfIdle(task)) {
             s.submit(task);
@@ -146,42 +146,46 @@ public final class HostCollectives implements DeviceCollectives {
 
     /** The launch as a stream task: the engine runs it; a failure fails the completion (and, unless an argument, the communicator). */
     private Runnable engineTask(List<CollOp> hostColls, List<P2pOp> hostP2ps, HostStream s, HostCompletion done) {
-        return () -> {
-            try {
-                engine.launch(hostColls, hostP2ps);
-                done.complete();
-            } catch (NcclException e) {
-                failed(s, done, e);
-            } catch (IllegalStateException e) {
-                // A peer in this process that was aborted or closed has freed the memory it owns.
-                String freed = engine.connectionFreed();
-                failed(s, done, freed != null
-                        ? NcclException.of(Result.REMOTE_ERROR, "the peer of " + freed + " was aborted or closed: "
-                                + "its memory is gone", "abort this communicator, or shrink it to the ranks that are left", e)
-                        : NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
-            } catch (RuntimeException e) {
-                failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
-            } catch (Error e) {
-                // The communicator is failed and its waiters released; the Error itself propagates.
-                failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
-                throw e;
+        return new HostStream.Launch() {
+            @Override
+            public void run() {
+                launch(hostColls, hostP2ps, s, done);
+            }
+
+            /** Stuck past the op deadline in a wait with a longer one (a lazy connect's): the communicator fails. */
+            @Override
+            public void stalled(NcclException e) {
+                comm.fail("rank " + comm.rank() + " launch on " + s, e);
             }
         };
+    }
+
+    private void launch(List<CollOp> hostColls, List<P2pOp> hostP2ps, HostStream s, HostCompletion done) {
+        try {
+            engine.launch(hostColls, hostP2ps);
+            done.complete();
+        } catch (NcclException e) {
+            failed(s, done, e);
+        } catch (IllegalStateException e) {
+            // A peer in this process that was aborted or closed has freed the memory it owns.
+            String freed = engine.connectionFreed();
+            failed(s, done, freed != null
+                    ? NcclException.of(Result.REMOTE_ERROR, "the peer of " + freed + " was aborted or closed: "
+                            + "its memory is gone", "abort this communicator, or shrink it to the ranks that are left", e)
+                    : NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+        } catch (RuntimeException e) {
+            failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+        } catch (Error e) {
+            // The communicator is failed and its waiters released; the Error itself propagates.
+            failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+            throw e;
+        }
     }
 
     /**
      * A failed launch: an argument the launch itself refused leaves the communicator usable;
      * anything else (a peer, the network, a timeout, a bug) fails it, which aborts its waits.
      */
-    /**
-     * A launch's completion: a wait that gives up on its stalled stream fails the communicator
-     * (a lazy connect's 20 s deadline, say, outlasting the op deadline), so that the stuck
-     * launch's waits end on the abort flag rather than hold the stream past the destroy.
-     */
-    private HostCompletion completion(HostStream s) {
-        return new HostCompletion(s, e -> comm.fail("rank " + comm.rank() + " waiting on " + s, e));
-    }
-
     private void failed(HostStream stream, HostCompletion done, NcclException e) {
         if (e.result() != Result.INVALID_ARGUMENT) {
             comm.fail("rank " + comm.rank() + " launch on " + stream, e);

@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 import org.nccl4j.Completion;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -17,17 +16,10 @@ import org.nccl4j.Result;
 public final class HostCompletion implements Completion {
     private final CompletableFuture<Void> future = new CompletableFuture<>();
     private final HostStream stream;
-    private final Consumer<NcclException> onStall;
 
-    /**
-     * @param stream  the stream the operation is enqueued on
-     * @param onStall told first when {@link #await()} gives up on a stalled stream: the launch's
-     *                communicator fails, so that the stuck launch's own waits (they observe its
-     *                abort flag) end and its destroy can free what the launch held
-     */
-    public HostCompletion(HostStream stream, Consumer<NcclException> onStall) {
+    /** @param stream the stream the operation is enqueued on */
+    public HostCompletion(HostStream stream) {
         this.stream = stream;
-        this.onStall = onStall;
     }
 
     /** Marks the operation done. */
@@ -59,9 +51,7 @@ public final class HostCompletion implements Completion {
         // Its launch is among those submitted so far: the stream finishing them all completes it.
         while (!await(Duration.ofMillis(100))) {
             if (!stream.awaitFinished(stream.submittedCount(), 0, true) && !future.isDone()) {
-                NcclException stalled = stream.stalled();
-                onStall.accept(stalled);
-                throw stalled;
+                throw stream.stalled();
             }
         }
     }

@@ -61,6 +61,8 @@ public final class HostStream implements Stream {
     /** Set when the thread ends on an {@link Error}. */
     private volatile Throwable died;
     private final long stallNanos;
+    /** The launch running now, on the stream's thread or a caller's, or {@code null}. */
+    private volatile Runnable running;
     /** When the last launch finished, or the first was submitted after an idle spell. */
     private volatile long lastProgress = System.nanoTime();
 
@@ -233,6 +235,7 @@ public final class HostStream implements Stream {
 
     /** Runs one launch, holding {@link #exec}. */
     private void run(Runnable r) {
+        running = r;
         try {
             r.run();
         } catch (RuntimeException e) {
@@ -246,6 +249,8 @@ public final class HostStream implements Stream {
             recordError(NcclException.of(Result.INTERNAL_ERROR, "stream " + thread.getName() + " died: " + e,
                     null, e));
             throw e;
+        } finally {
+            running = null;
         }
     }
 
@@ -330,16 +335,23 @@ public final class HostStream implements Stream {
                 + (died == null ? "" : ": " + died), null, died);
     }
 
-    /** @return the error of a wait that gave up on a stream that finishes nothing */
+    /**
+     * @return the error of a wait that gave up on a stream that finishes nothing; the launch it is
+     *     stuck in hears it first ({@link Launch#stalled})
+     */
     NcclException stalled() {
         StackTraceElement[] at = thread.getStackTrace();
         // The innermost frame says how it waits, the innermost of ours what for.
         String ours = Arrays.stream(at).filter(f -> f.getClassName().startsWith("org.nccl4j.")).findFirst()
                 .map(f -> f == at[0] ? "" : ", in " + f).orElse("");
-        return NcclException.of(Result.TIMEOUT, "stream " + thread.getName() + " finished no operation for "
+        NcclException e = NcclException.of(Result.TIMEOUT, "stream " + thread.getName() + " finished no operation for "
                         + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (its thread is at " + at[0] + ours + ")"),
                 "an operation is stuck outside nccl4j's own waits (a net plugin call?); abort the communicator; "
                         + "raise NCCL4J_OP_TIMEOUT_MS if single operations take longer");
+        if (running instanceof Launch l) {
+            l.stalled(e);
+        }
+        return e;
     }
 
     /** @return the number of launches submitted so far (a completion's position in the stream) */
@@ -396,5 +408,15 @@ public final class HostStream implements Stream {
     @Override
     public String toString() {
         return thread.getName();
+    }
+
+    /**
+     * A launch that is told when a wait gives up on it (its stream finished nothing for the op
+     * deadline plus {@link #GRACE_NANOS}): its communicator then fails, so that the launch's own
+     * waits, which observe the abort flag, end, and a destroy can free what it held.
+     */
+    public interface Launch extends Runnable {
+        /** @param e the TIMEOUT the giving-up wait throws */
+        void stalled(NcclException e);
     }
 }

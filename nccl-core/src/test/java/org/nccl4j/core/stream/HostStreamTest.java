@@ -74,19 +74,27 @@ class HostStreamTest {
             HostStream s = new HostStream(OP_TIMEOUT_NANOS);
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch started = new CountDownLatch(1);
-            s.submit(() -> {
-                started.countDown();
-                try {
-                    release.await(50, TimeUnit.SECONDS); // stands for a plugin call that never returns
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            List<NcclException> stalls = new CopyOnWriteArrayList<>();
+            s.submit(new HostStream.Launch() {
+                @Override
+                public void run() {
+                    started.countDown();
+                    try {
+                        release.await(50, TimeUnit.SECONDS); // stands for a plugin call that never returns
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+
+                @Override
+                public void stalled(NcclException e) {
+                    stalls.add(e);
                 }
             });
             // On the stream's thread (a waiter would otherwise run it itself, as it runs any
             // launch whose own waits are bounded).
             assertTrue(started.await(10, TimeUnit.SECONDS));
-            List<NcclException> stalls = new CopyOnWriteArrayList<>();
-            HostCompletion c = new HostCompletion(s, stalls::add);
+            HostCompletion c = new HostCompletion(s);
             long t0 = System.nanoTime();
             NcclException sync = assertThrows(NcclException.class, s::synchronize);
             long tookMs = (System.nanoTime() - t0) / 1_000_000;
@@ -96,8 +104,8 @@ class HostStreamTest {
             assertTrue(tookMs >= bound - 50 && tookMs < bound + 3_000, "synchronize gave up after " + tookMs + " ms");
             NcclException gaveUp = assertThrows(NcclException.class, c::await);
             assertEquals(Result.TIMEOUT, gaveUp.result());
-            // The launch's communicator hears of it first (it fails, and the stuck launch's waits end on its abort).
-            assertEquals(List.of(gaveUp), stalls);
+            // The stuck launch heard each first (its communicator fails, and its waits end on the abort).
+            assertEquals(List.of(sync, gaveUp), stalls);
             assertFalse(s.stop(100), "a stream whose thread is stuck reports it did not stop");
             assertTrue(ProcessResources.ncclThreads().contains(s.toString()));
             release.countDown();
@@ -125,7 +133,7 @@ class HostStreamTest {
                 awaitQuietly(go);
                 throw boom;
             });
-            HostCompletion c = new HostCompletion(s, e -> { });
+            HostCompletion c = new HostCompletion(s);
             s.submit(c::complete); // queued behind the failing launch: it never runs
             // The stream thread runs the failing launch (a waiter would otherwise run it itself
             // when it came first, and the Error would be the waiter's).
