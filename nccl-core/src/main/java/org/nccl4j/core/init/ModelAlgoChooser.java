@@ -70,12 +70,6 @@ final class ModelAlgoChooser implements AlgoChooser {
                 : model.algoTime(CollFunc.ALL_REDUCE, bytes, c.algorithm(), c.protocol(), 1, 0);
         Protocol fastest = null;
         for (Protocol p : PROTOCOLS) {
-            if (nranks == 2 && !recDblForced && model.context().nNodes() == 1 && p != Protocol.LL) {
-                // Two ranks on a node: its one exchange beats the ring's two steps with LL only
-                // (2 rank JVMs, 2 cores: 8-512 B 0.5-0.9 µs against the ring's 0.8-1.3); with
-                // Simple it measured slower (512 B-4 KiB: 1.2-1.7 µs against 0.9-1.3).
-                continue;
-            }
             float t = recursiveDoublingTime(p, bytes, nranks);
             if (t >= 0 && t < best) {
                 best = t;
@@ -87,10 +81,11 @@ final class ModelAlgoChooser implements AlgoChooser {
 
     @Override
     public boolean mayChooseRecursiveDoubling(int nranks) {
-        // Across nodes a hop is a network step (measured over the Socket net at 64 KiB on 2 ranks:
-        // 1.48 GB/s against the ring's 0.87-0.95); NCCL_ALGO naming it alone asks for it from two.
+        // Across nodes a hop is a network step, and two ranks save one (measured over the Socket
+        // net at 64 KiB: 1.48 GB/s against the ring's 0.87-0.95); NCCL_ALGO naming it alone
+        // asks for it from two ranks on a node too.
         return recDblAllowed && nranks <= MAX_RECDBL_RANKS
-                && (AlgoChooser.recursiveDoublingOnANode(nranks) || recDblForced || model.context().nNodes() > 1);
+                && (nranks >= MIN_RECDBL_RANKS || recDblForced || model.context().nNodes() > 1);
     }
 
     /**
