@@ -278,8 +278,11 @@ class FaultMatrixTest {
         } finally {
             deleteTree(logs);
             if (devShm != null) {
-                run.get(150, TimeUnit.SECONDS);
-                devShm.close();
+                try {
+                    run.get(150, TimeUnit.SECONDS); // the ranks leave the namespace before it goes
+                } finally {
+                    devShm.close();
+                }
             }
         }
     }
