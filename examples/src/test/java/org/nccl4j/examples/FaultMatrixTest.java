@@ -52,7 +52,8 @@ import org.nccl4j.examples.train.ReplicaDigest;
  * ended ({@link LeftBehind}), holds no nccl4j thread, TCP socket, {@code /dev/shm} mapping, file
  * descriptor a healthy JVM does not hold, nor more than 8 MiB of native memory.
  * {@code -Dnccl4j.fault.trials=N} (CI: 4) and {@code -Dnccl4j.fault.seed=S} (printed; replays a
- * run), {@code -Dnccl4j.fault.only=F} (one fault), {@code -Dnccl4j.fault.maxRanks=M} (2 to M rank
+ * run; {@code -Dnccl4j.fault.first=K} from trial K on), {@code -Dnccl4j.fault.only=F} (one fault),
+ * {@code -Dnccl4j.fault.maxRanks=M} (2 to M rank
  * JVMs a trial; default 4).
  */
 class FaultMatrixTest {
@@ -60,8 +61,18 @@ class FaultMatrixTest {
     /** {@code -Dnccl4j.fault.maxRanks=8}: trials draw 2 to this many rank JVMs (default 4). */
     private static final int MAX_RANKS = Integer.getInteger("nccl4j.fault.maxRanks", 4);
     private static final long OP_TIMEOUT_MS = 4000;
-    /** How long each rank JVM stays after its command, for {@link LeftBehind} to look. */
-    private static final long HOLD_MS = 1500;
+
+    /**
+     * The ranks' init deadline: 8 s, and 2 s a rank beyond 4. Eight rank JVMs starting together on
+     * two cores spend about 5.5 s each in an unfaulted init (measured), so 8 s failed whole trials
+     * by timeout before the fault was applied.
+     */
+    private static long initTimeoutMs(int n) {
+        return 8000 + 2000L * Math.max(0, n - 4);
+    }
+
+    /** How long each rank JVM stays after its command, for {@link LeftBehind} to look (its jcmd takes seconds under load). */
+    private static final long HOLD_MS = 4000;
 
     private enum Fault { SIGKILL, SIGSTOP, CLOSE_SOCKETS, FULL_DEV_SHM, CUT_LINK }
 
@@ -88,6 +99,9 @@ class FaultMatrixTest {
 
     /** Why a trial's /dev/shm cannot be its own here (then no trial fills one), or {@code null}. */
     private static final String PRIVATE_SHM_UNAVAILABLE = PrivateDevShm.unavailableReason();
+
+    /** {@code -Dnccl4j.fault.first=13}: replays a seed from that trial on (the earlier ones are drawn, not run). */
+    private static final int FIRST = Integer.getInteger("nccl4j.fault.first", 0);
 
     /** {@code -Dnccl4j.fault.only=CLOSE_SOCKETS} (or SIGKILL, SIGSTOP): every trial gets that fault. */
     private static final String ONLY = System.getProperty("nccl4j.fault.only");
@@ -128,6 +142,9 @@ class FaultMatrixTest {
             String trial = String.format("trial %d: %d ranks %s, %s rank %d in %s +%d ms, %s over %s%s", t, n,
                     train ? "training" : "in AllToAlls", fault, victim, phase, delay, proto, socket ? "Socket" : "SHM",
                     twoHosts ? ", on 2 hosts (Socket between them)" : "");
+            if (t < FIRST) {
+                continue; // drawn, so that the trials after it are the seed's own
+            }
             if (fault == Fault.CUT_LINK && !twoHosts) {
                 System.out.println("FaultMatrixTest " + trial + ": skipped (" + NETNS_UNAVAILABLE + ")");
                 continue;
@@ -173,7 +190,7 @@ class FaultMatrixTest {
         LocalLauncher l = (t.train() ? Ranks.launcher("train", "--epochs", mayFinish ? "300" : "1000")
                 : Ranks.launcher("perf", "--op", "alltoall", "-b", "1K", "-e", "64K", "-f", "8", "-w", "5", "-n",
                         mayFinish ? "100" : "100000")).env("NCCL_PROTO", t.proto())
-                .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", "8000")
+                .env("NCCL4J_OP_TIMEOUT_MS", Long.toString(OP_TIMEOUT_MS)).env("NCCL4J_INIT_TIMEOUT_MS", Long.toString(initTimeoutMs(n)))
                 .env("NCCL4J_EXIT_HOLD_MS", Long.toString(HOLD_MS))
                 .env("NCCL_DEBUG", "TRACE").env("NCCL_DEBUG_SUBSYS", "INIT")
                 .env("NCCL_DEBUG_FILE", logs.resolve("rank.%p.log").toString())
@@ -265,7 +282,7 @@ class FaultMatrixTest {
             for (Map.Entry<Integer, CompletableFuture<String>> w : watched.entrySet()) {
                 String held = w.getValue().get(20, TimeUnit.SECONDS);
                 if (!held.isEmpty()) {
-                    return "LEAK: rank " + w.getKey() + " after its command ended: " + held + "\n" + all;
+                    return "LEAK: rank " + w.getKey() + " after its command ended: " + held + "\n" + warnings(logs) + all;
                 }
             }
             if (noSocketLeft && results.split(" finished", -1).length - 1 != n) {
@@ -292,6 +309,21 @@ class FaultMatrixTest {
      *
      * @return false if it did not within the timeout, or the process ended first
      */
+    /** @return the WARN lines of every rank's log, each after its file's name: what a rank said it kept, and why */
+    private static String warnings(Path logs) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        try (var files = Files.list(logs)) {
+            for (Path f : files.sorted().toList()) {
+                for (String line : Files.readAllLines(f)) {
+                    if (line.contains(" WARN ")) {
+                        sb.append(f.getFileName()).append(": ").append(line).append('\n');
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+
     private static boolean awaitLine(Path log, String line, long pid, Duration timeout) throws IOException,
             InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();

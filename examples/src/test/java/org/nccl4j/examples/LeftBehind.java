@@ -42,7 +42,8 @@ final class LeftBehind {
             try {
                 f.complete(look(pid, timeout));
             } catch (Exception e) {
-                f.complete("watching pid " + pid + " failed: " + e);
+                f.complete(Files.exists(Path.of("/proc/" + pid)) ? "watching pid " + pid + " failed: " + e
+                        : "pid " + pid + " exited while being looked at (NCCL4J_EXIT_HOLD_MS too short): " + e);
             }
         });
         return f;
@@ -66,7 +67,7 @@ final class LeftBehind {
                 List<String> left = new ArrayList<>();
                 List<String> ours = threads.stream().filter(t -> t.toLowerCase(Locale.ROOT).startsWith("nccl")).toList();
                 if (!ours.isEmpty()) {
-                    left.add("threads " + ours);
+                    left.add("threads " + ours + ", at:\n" + stacks(pid));
                 }
                 List<String> shm = shmMappings(pid);
                 if (!shm.isEmpty()) {
@@ -77,11 +78,12 @@ final class LeftBehind {
                 if (!fds.isEmpty()) {
                     left.add("file descriptors " + fds);
                 }
-                long other = nativeOther(pid);
+                String nmt = nativeMemory(pid);
+                long other = otherCommitted(nmt);
                 System.out.println("LeftBehind: pid " + pid + " holds " + (other >> 10) + " KiB of native memory (NMT Other)");
                 if (other < 0) {
                     left.add("native memory unreadable (jcmd VM.native_memory: was the JVM started with "
-                            + "-XX:NativeMemoryTracking=summary?)");
+                            + "-XX:NativeMemoryTracking=summary?): " + nmt.strip());
                 } else if (other > NATIVE_OTHER_MAX) {
                     left.add("native memory (NMT Other) " + (other >> 10) + " KiB, more than the "
                             + (NATIVE_OTHER_MAX >> 20) + " MiB a process that holds no connection buffers stays under");
@@ -184,11 +186,37 @@ final class LeftBehind {
      *     if it could not be read
      */
     static long nativeOther(long pid) throws IOException, InterruptedException {
+        return otherCommitted(nativeMemory(pid));
+    }
+
+    /**
+     * @return what {@code jcmd PID VM.native_memory summary} printed; tried again a few times
+     *     while it cannot attach (a JVM busy starting or under load answers late)
+     */
+    private static String nativeMemory(long pid) throws IOException, InterruptedException {
+        String out = "";
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(pid), "VM.native_memory", "summary").redirectErrorStream(true).start();
+            out = new String(jcmd.getInputStream().readAllBytes());
+            jcmd.waitFor(10, TimeUnit.SECONDS);
+            if (otherCommitted(out) >= 0) {
+                return out;
+            }
+            Thread.sleep(500);
+        }
+        return out;
+    }
+
+    /** @return the stacks of the process's nccl4j threads ({@code jcmd PID Thread.print}), for the failure message */
+    private static String stacks(long pid) throws IOException, InterruptedException {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(pid), "VM.native_memory", "summary").redirectErrorStream(true).start();
+                Long.toString(pid), "Thread.print").redirectErrorStream(true).start();
         String out = new String(jcmd.getInputStream().readAllBytes());
         jcmd.waitFor(10, TimeUnit.SECONDS);
-        return otherCommitted(out);
+        // Thread.print separates threads by blank lines; each block starts with the quoted name.
+        return java.util.Arrays.stream(out.split("\n\s*\n")).filter(b -> b.startsWith("\"nccl"))
+                .collect(java.util.stream.Collectors.joining("\n"));
     }
 
     /**

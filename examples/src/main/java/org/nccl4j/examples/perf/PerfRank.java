@@ -83,9 +83,14 @@ public final class PerfRank implements AutoCloseable {
     /**
      * The warm-up's time bound on device memory, where a call can be slow for reasons the JIT does
      * not change (rank JVMs time-slicing one GPU take ~5 ms a call: 30,000 would be 2.5 minutes).
-     * Host runs always make the 30,000 calls, so their figures stay comparable.
      */
     private static final long JIT_WARMUP_NANOS = 5_000_000_000L;
+    /**
+     * The bound on host memory: a run whose calls take under 0.3 ms still makes all 30,000, so
+     * its figures stay comparable; slower ones (8 oversubscribed rank JVMs in AllToAlls take ~2 ms
+     * a call: a minute) stop here, where the JIT's share of a call no longer shows.
+     */
+    private static final long HOST_JIT_WARMUP_NANOS = 10_000_000_000L;
 
     /** What the tuning model picks for one call of this size, as {@code Ring/LL/1}. */
     private String algo(ByteCounts c, ElementType type, RedOp op) {
@@ -166,8 +171,8 @@ public final class PerfRank implements AutoCloseable {
      * A JVM needs thousands of calls before the JIT has compiled the kernel path; nccl-tests'
      * 5 warm-up iterations would leave the first sizes measuring the interpreter. Every rank
      * runs the same number of small operations, so the ranks stay matched: {@link #JIT_WARMUP_OPS},
-     * or on device memory fewer once one rank has used up {@link #JIT_WARMUP_NANOS} (they agree
-     * after each round of 100, by summing their votes).
+     * or fewer once one rank has used up {@link #JIT_WARMUP_NANOS} (device memory) or
+     * {@link #HOST_JIT_WARMUP_NANOS} (they agree after each round of 100, by summing their votes).
      */
     private void jitWarmup(ElementType type, RedOp op) {
         if (jitWarmed) {
@@ -181,7 +186,8 @@ public final class PerfRank implements AutoCloseable {
                 start(small, type, op, false, 0);
             }
             stream.synchronize();
-            if (s.onDevice() && sumOverRanks(System.nanoTime() - t0 > JIT_WARMUP_NANOS ? 1 : 0) > 0) {
+            long bound = s.onDevice() ? JIT_WARMUP_NANOS : HOST_JIT_WARMUP_NANOS;
+            if (sumOverRanks(System.nanoTime() - t0 > bound ? 1 : 0) > 0) {
                 break;
             }
         }

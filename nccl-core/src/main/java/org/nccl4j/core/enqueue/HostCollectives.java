@@ -162,6 +162,9 @@ public final class HostCollectives implements DeviceCollectives {
 
     private void launch(List<CollOp> hostColls, List<P2pOp> hostP2ps, HostStream s, HostCompletion done) {
         try {
+            // Launches queued before a failure end at once, as NCCL's kernels do on the abort flag,
+            // instead of each connecting lazily (creating SHM segments) before its first wait fails.
+            abort.check("rank " + comm.rank() + " launch on " + s);
             engine.launch(hostColls, hostP2ps);
             done.complete();
         } catch (NcclException e) {

@@ -97,6 +97,10 @@ public final class TransportSetup {
         int n = ctx.nranks();
         int rank = ctx.rank();
         for (int i = 1; i < n; i++) {
+            // Before this step's setups: they allocate (SHM segments, net listeners) for nothing after an abort.
+            if (ctx.abort() != null) {
+                ctx.abort().check("connection setup of rank " + rank);
+            }
             int recvPeer = (rank - i + n) % n;
             int sendPeer = (rank + i) % n;
             int tag = (i << 8) + tagBase;
