@@ -1,5 +1,6 @@
 package org.nccl4j.core.init;
 
+import java.util.List;
 import org.nccl4j.core.kernel.AlgoChooser;
 import org.nccl4j.core.kernel.RecursiveDoubling;
 import org.nccl4j.core.op.CollOp;
@@ -7,7 +8,7 @@ import org.nccl4j.core.topo.tuning.AlgoInfo;
 import org.nccl4j.core.topo.tuning.AlgoSelector;
 import org.nccl4j.core.topo.tuning.Algorithm;
 import org.nccl4j.core.topo.tuning.CollFunc;
-import org.nccl4j.core.topo.tuning.RecDblEnable;
+import org.nccl4j.core.topo.tuning.HostAlgoEnable;
 import org.nccl4j.core.topo.tuning.TuningModel;
 import org.nccl4j.core.proto.Protocol;
 
@@ -15,8 +16,8 @@ import org.nccl4j.core.proto.Protocol;
  * NCCL's per-call choice ({@code getAlgoInfo}): the tuning model's fastest algorithm and
  * protocol for the call's size ({@code NCCL_ALGO}/{@code NCCL_PROTO} already disabled the rest
  * in the model), and fewer channels for small calls. The host engine's calls ({@link
- * #choose(CollOp, int)}) may also get {@link Algorithm#RECURSIVE_DOUBLING} for an AllReduce,
- * where the model's own figures rate it faster than the model's choice.
+ * #choose(CollOp, int)}) may also get one of the engine's own ({@link Algorithm#HOST}) for an
+ * AllReduce, where the model's own figures rate it faster than the model's choice.
  */
 final class ModelAlgoChooser implements AlgoChooser {
     private static final Protocol[] PROTOCOLS = Protocol.values();
@@ -27,8 +28,9 @@ final class ModelAlgoChooser implements AlgoChooser {
 
     private final Memo[] memo = new Memo[MEMO_SLOTS];
     private final TuningModel model;
-    private final boolean recDblAllowed;
-    private final boolean recDblForced;
+    /** Which of {@link Algorithm#HOST} {@code NCCL_ALGO} allows. */
+    private final List<Algorithm> hostAllowed;
+    private final boolean hostForced;
 
     /**
      * @param model the communicator's tuning model
@@ -36,8 +38,8 @@ final class ModelAlgoChooser implements AlgoChooser {
      */
     ModelAlgoChooser(TuningModel model, String algo) {
         this.model = model;
-        this.recDblAllowed = RecDblEnable.allowed(algo);
-        this.recDblForced = RecDblEnable.forced(algo);
+        this.hostAllowed = Algorithm.HOST.stream().filter(a -> HostAlgoEnable.allowed(algo, a)).toList();
+        this.hostForced = HostAlgoEnable.forced(algo);
     }
 
     /**
@@ -66,17 +68,19 @@ final class ModelAlgoChooser implements AlgoChooser {
         if (func != CollOp.Func.ALL_REDUCE || !mayChooseRecursiveDoubling(nranks)) {
             return c;
         }
-        float best = recDblForced ? AlgoSelector.NO_TIME
+        float best = hostForced ? AlgoSelector.NO_TIME
                 : model.algoTime(CollFunc.ALL_REDUCE, bytes, c.algorithm(), c.protocol(), 1, 0);
-        Protocol fastest = null;
-        for (Protocol p : PROTOCOLS) {
-            float t = recursiveDoublingTime(p, bytes, nranks);
-            if (t >= 0 && t < best) {
-                best = t;
-                fastest = p;
+        Choice fastest = c;
+        for (Algorithm a : hostAllowed) {
+            for (Protocol p : PROTOCOLS) {
+                float t = hostTime(a, p, bytes, nranks);
+                if (t >= 0 && t < best) {
+                    best = t;
+                    fastest = new Choice(a, p, 1);
+                }
             }
         }
-        return fastest == null ? c : new Choice(Algorithm.RECURSIVE_DOUBLING, fastest, 1);
+        return fastest;
     }
 
     @Override
@@ -84,20 +88,22 @@ final class ModelAlgoChooser implements AlgoChooser {
         // Across nodes a hop is a network step, and two ranks save one (measured over the Socket
         // net at 64 KiB: 1.48 GB/s against the ring's 0.87-0.95); NCCL_ALGO naming it alone
         // asks for it from two ranks on a node too.
-        return recDblAllowed && nranks <= MAX_RECDBL_RANKS
-                && (nranks >= MIN_RECDBL_RANKS || recDblForced || model.context().nNodes() > 1);
+        return !hostAllowed.isEmpty() && nranks <= MAX_RECDBL_RANKS
+                && (nranks >= MIN_RECDBL_RANKS || hostForced || model.context().nNodes() > 1);
     }
 
     /**
-     * Recursive doubling's time by the model's ring figures: the ring's base latency, its mean
-     * latency per step for each of the log2(n) hops (two more when n is not a power of two), and
-     * the whole buffer in each hop at half the ring's bus bandwidth (the bytes a rank moves per
-     * second): one thread copies the buffer out, then reduces what came in, where a ring's
-     * channels overlap both (measured on 16 cores: 2.5-2.9 GB/s a hop against rings' 4-7 GB/s).
+     * A host algorithm's time by the model's ring figures: the ring's base latency, its mean
+     * latency per step for each dependent hop, and the bytes a rank sends at half the ring's bus
+     * bandwidth: one thread copies data out, then reduces what came in, where a ring's channels
+     * overlap both (measured on 16 cores: 2.5-2.9 GB/s a hop against rings' 4-7 GB/s).
+     * Recursive doubling: log2(m) hops of the whole buffer; halving and doubling: twice as many
+     * hops, carrying 2(m-1)/m of it in all. With n not a power of two, two more whole-buffer hops
+     * (the fold and the result's way back).
      *
      * @return µs, or -1 where the protocol is disabled
      */
-    private float recursiveDoublingTime(Protocol p, long bytes, int nranks) {
+    private float hostTime(Algorithm a, Protocol p, long bytes, int nranks) {
         float algBw = model.bandwidth(CollFunc.ALL_REDUCE, Algorithm.RING, p);
         if (algBw == 0) {
             return -1;
@@ -106,8 +112,12 @@ final class ModelAlgoChooser implements AlgoChooser {
         float base = model.profile().baseLat(Algorithm.RING, p);
         float stepLat = (model.latency(CollFunc.ALL_REDUCE, Algorithm.RING, p) - base) / steps;
         float busBw = algBw * steps / nranks / 2;
-        int hops = RecursiveDoubling.hops(nranks);
-        return base + hops * stepLat + hops * (float) bytes / (1000 * busBw);
+        int m = Integer.highestOneBit(nranks);
+        int rounds = Integer.numberOfTrailingZeros(m);
+        int fold = m == nranks ? 0 : 2;
+        float hops = a == Algorithm.HALVING_DOUBLING ? 2 * rounds + fold : RecursiveDoubling.hops(nranks);
+        float buffers = a == Algorithm.HALVING_DOUBLING ? 2f * (m - 1) / m + fold : hops;
+        return base + hops * stepLat + buffers * (float) bytes / (1000 * busBw);
     }
 
     /**

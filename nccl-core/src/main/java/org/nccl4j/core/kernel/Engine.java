@@ -299,8 +299,7 @@ public final class Engine implements AutoCloseable {
     }
 
     private void runCollective(CollOp op) {
-        if ((op.algorithm() == Algorithm.TREE || op.algorithm() == Algorithm.RECURSIVE_DOUBLING)
-                && op.func() != CollOp.Func.ALL_REDUCE) {
+        if (op.algorithm() != Algorithm.RING && op.func() != CollOp.Func.ALL_REDUCE) {
             throw NcclException.of(Result.INVALID_USAGE, op.func() + " cannot run with the "
                     + op.algorithm().ncclName() + " algorithm", op.algorithm().ncclName()
                     + " runs AllReduce only; choose Ring for other collectives");
@@ -310,8 +309,8 @@ public final class Engine implements AutoCloseable {
             copyLocal(op);
             return;
         }
-        if (op.algorithm() == Algorithm.RECURSIVE_DOUBLING) {
-            runRecursiveDoubling(op);
+        if (op.algorithm().recursive()) {
+            runRecursive(op);
             return;
         }
         int nc = op.nChannels() > 0 ? Math.min(op.nChannels(), channels.size()) : channels.size();
@@ -383,10 +382,10 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * An AllReduce by recursive doubling, on the calling thread, over the point-to-point
-     * connections to this rank's partners (made at init, {@link #connectRecursiveDoubling}).
+     * An AllReduce by recursive doubling or halving and doubling, on the calling thread, over the
+     * point-to-point connections to this rank's partners (made at init, {@link #connectRecursiveDoubling}).
      */
-    private void runRecursiveDoubling(CollOp op) {
+    private void runRecursive(CollOp op) {
         if (rdPlan == null) {
             throw NcclException.of(Result.INVALID_USAGE, "rank " + ctx.rank() + " of " + ctx.nranks()
                     + " has no recursive-doubling connections", "recursive doubling applies to "
@@ -401,7 +400,12 @@ public final class Engine implements AutoCloseable {
             prims[e] = new Prims(new Conn[] {p2pRecv.get(peer)}, new Conn[] {p2pSend.get(peer)}, reducer,
                     op.type().size(), waiter, op.protocol(), staging);
         }
-        RecursiveDoubling.allReduce(rdPlan, prims, op.in(), op.out(), op.count(), op.type().size());
+        if (op.algorithm() == Algorithm.HALVING_DOUBLING) {
+            HalvingDoubling.allReduce(ctx.rank(), ctx.nranks(), rdPlan, prims, op.in(), op.out(), op.count(),
+                    op.type().size());
+        } else {
+            RecursiveDoubling.allReduce(rdPlan, prims, op.in(), op.out(), op.count(), op.type().size());
+        }
     }
 
     /**

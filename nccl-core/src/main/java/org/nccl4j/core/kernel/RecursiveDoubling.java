@@ -62,7 +62,7 @@ public final class RecursiveDoubling {
         if (rank < 2 * r) {
             plan.add(new Exchange(rank - 1, Kind.FOLD_IN));
         }
-        int id = rank < 2 * r ? rank / 2 : rank - r;
+        int id = id(rank, nranks);
         for (int mask = 1; mask < m; mask <<= 1) {
             int partner = id ^ mask;
             plan.add(new Exchange(partner < r ? 2 * partner + 1 : partner + r, Kind.ROUND));
@@ -71,6 +71,17 @@ public final class RecursiveDoubling {
             plan.add(new Exchange(rank - 1, Kind.GIVE_BACK));
         }
         return plan;
+    }
+
+    /**
+     * @param rank   a rank that runs the rounds (not one that folds out)
+     * @param nranks ranks, at least 2
+     * @return its place among the {@code m} ranks of the rounds: its partner in a round is the one
+     *     whose place differs in that round's bit
+     */
+    static int id(int rank, int nranks) {
+        int r = nranks - Integer.highestOneBit(nranks);
+        return rank < 2 * r ? rank / 2 : rank - r;
     }
 
     /**

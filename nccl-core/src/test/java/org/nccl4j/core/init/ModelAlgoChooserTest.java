@@ -67,6 +67,10 @@ class ModelAlgoChooserTest {
             assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(c, 8, n), n + " ranks, 8 B");
             assertNotEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(c, 16 << 20, n), n + " ranks, 16 MiB");
             assertEquals(Algorithm.RING, c.choose(op(CollOp.Func.ALL_GATHER, 8), n).algorithm(), "AllGather");
+            for (long bytes = 8; bytes <= 16 << 20; bytes *= 4) {
+                assertNotEquals(Algorithm.HALVING_DOUBLING, allReduce(c, bytes, n), n + " ranks, " + bytes
+                        + " B: halving-doubling only where NCCL_ALGO names it");
+            }
         }
     }
 
@@ -89,10 +93,17 @@ class ModelAlgoChooserTest {
 
     @Test
     void ncclAlgoExcludesOrForcesIt() {
-        assertFalse(chooser(8, 1, "^RecDbl").mayChooseRecursiveDoubling(8));
+        assertFalse(chooser(8, 1, "^RecDbl,HalvDbl").mayChooseRecursiveDoubling(8));
+        assertTrue(chooser(8, 1, "^RecDbl").mayChooseRecursiveDoubling(8), "HalvDbl is still allowed");
+        assertNotEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "^RecDbl"), 8, 8));
         assertEquals(Algorithm.RING, allReduce(chooser(8, 1, "Ring"), 8, 8));
         assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "RecDbl"), 16 << 20, 8),
                 "named alone, it runs every AllReduce");
+        assertEquals(Algorithm.HALVING_DOUBLING, allReduce(chooser(8, 1, "HalvDbl"), 8, 8),
+                "named alone, it runs every AllReduce");
+        // Both named: the fewer hops for a small call, the fewer bytes for a large one.
+        assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "RecDbl,HalvDbl"), 8, 8));
+        assertEquals(Algorithm.HALVING_DOUBLING, allReduce(chooser(8, 1, "RecDbl,HalvDbl"), 16 << 20, 8));
         assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(chooser(8, 1, "Ring,RecDbl"), 8, 8));
         assertEquals(Algorithm.RING, allReduce(chooser(8, 1, "Ring,RecDbl"), 16 << 20, 8));
     }

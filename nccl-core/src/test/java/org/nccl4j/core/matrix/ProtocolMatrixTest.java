@@ -25,8 +25,8 @@ import org.nccl4j.core.proto.Protocol;
 /**
  * The thread matrix's CI sample with each algorithm and protocol forced through
  * {@code NCCL_ALGO} and {@code NCCL_PROTO}: Ring, Tree and the host engine's recursive doubling
- * × LL, LL128 and Simple, on three ranks with two channels (recursive doubling on four, and on
- * five and six). Tree and recursive doubling run AllReduce only, so their sample is AllReduce cases;
+ * and halving-doubling × LL, LL128 and Simple, on three ranks with two channels (the host
+ * engine's own on four, and on five, six and eight). Tree and the host engine's own run AllReduce only, so their sample is AllReduce cases;
  * the other collectives still run (on Ring) in the Ring combinations.
  */
 class ProtocolMatrixTest {
@@ -45,23 +45,33 @@ class ProtocolMatrixTest {
         a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, Protocol.LL128, 5, 1));
         a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, Protocol.LL, 6, 1));
         a.add(Arguments.of(Algorithm.RECURSIVE_DOUBLING, Protocol.SIMPLE, 6, 1));
+        // Halving and doubling: the same partners, four and eight ranks, and five and six folded.
+        for (Protocol proto : Protocol.values()) {
+            a.add(Arguments.of(Algorithm.HALVING_DOUBLING, proto, 4, 1));
+        }
+        a.add(Arguments.of(Algorithm.HALVING_DOUBLING, Protocol.SIMPLE, 8, 1));
+        a.add(Arguments.of(Algorithm.HALVING_DOUBLING, Protocol.LL, 5, 1));
+        a.add(Arguments.of(Algorithm.HALVING_DOUBLING, Protocol.LL128, 6, 1));
         return a.stream();
     }
 
     @Test
-    void recursiveDoublingRunsTwoAndThreeRanksWhenNamedAlone() {
+    void hostAlgorithmsRunTwoAndThreeRanksWhenNamedAlone() {
         assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
-            for (int n : new int[] {2, 3}) {
-                List<Communicator> comms = Nccl.commInitAll(n, CommConfig.builder().param("NCCL_ALGO", "RecDbl").build());
-                try {
-                    CollOp probe = new CollOp(CollOp.Func.ALL_REDUCE, MemorySegment.NULL, MemorySegment.NULL, 1,
-                            DataType.FLOAT32, RedOp.SUM, -1);
-                    assertEquals(Algorithm.RECURSIVE_DOUBLING,
-                            ((CoreCommunicator) comms.get(0)).engine().choose(probe).algorithm(), n + " ranks");
-                    ThreadMatrixTest.run(comms, List.of(new CollectiveCase("allreduce", DataType.INT32, RedOp.SUM, 7,
-                            false, 0)));
-                } finally {
-                    comms.forEach(Communicator::close);
+            for (Algorithm algo : Algorithm.HOST) {
+                for (int n : new int[] {2, 3}) {
+                    List<Communicator> comms = Nccl.commInitAll(n, CommConfig.builder().param("NCCL_ALGO",
+                            algo.ncclName()).build());
+                    try {
+                        CollOp probe = new CollOp(CollOp.Func.ALL_REDUCE, MemorySegment.NULL, MemorySegment.NULL, 1,
+                                DataType.FLOAT32, RedOp.SUM, -1);
+                        assertEquals(algo, ((CoreCommunicator) comms.get(0)).engine().choose(probe).algorithm(),
+                                n + " ranks");
+                        ThreadMatrixTest.run(comms, List.of(new CollectiveCase("allreduce", DataType.INT32, RedOp.SUM, 7,
+                                false, 0), new CollectiveCase("allreduce", DataType.FLOAT32, RedOp.AVG, 100_003, true, 0)));
+                    } finally {
+                        comms.forEach(Communicator::close);
+                    }
                 }
             }
         });

@@ -238,8 +238,8 @@ public final class TuningModel {
             if (algoEnable[ring] == 0 && algoEnable[tree] == 0) {
                 algoEnable[ring] = 1;
                 algoEnable[tree] = 1;
-                // NCCL_ALGO=RecDbl (the host engine's own) leaves Ring and Tree for what it cannot run.
-                if (ctx.rank() == 0 && !RecDblEnable.forced(algoStr)) {
+                // NCCL_ALGO=RecDbl or HalvDbl (the host engine's own) leaves Ring and Tree for what it cannot run.
+                if (ctx.rank() == 0 && !HostAlgoEnable.forced(algoStr)) {
                     Log.warn("CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET");
                 }
             }

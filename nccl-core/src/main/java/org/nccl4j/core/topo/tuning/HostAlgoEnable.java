@@ -1,0 +1,41 @@
+package org.nccl4j.core.topo.tuning;
+
+/**
+ * What {@code NCCL_ALGO} says of the host engine's own algorithms ({@link Algorithm#HOST}:
+ * {@code RecDbl}, {@code HalvDbl}): each allowed where listed (or not excluded by {@code ^});
+ * forced, for every AllReduce, when one is listed without Ring and Tree. Unset, recursive
+ * doubling only: halving-doubling has not been measured ahead of the rings on a machine with a
+ * core per rank yet (on two cores, four rank JVMs at 4-256 KiB, neither wins: the scheduler sets
+ * the time), so the chooser rates it only where {@code NCCL_ALGO} asks.
+ */
+public final class HostAlgoEnable {
+    private static final String[] NAMES = Algorithm.NCCL.stream().map(Algorithm::ncclName).toArray(String[]::new);
+    private static final String[] HOST_NAMES = Algorithm.HOST.stream().map(Algorithm::ncclName).toArray(String[]::new);
+
+    private HostAlgoEnable() {
+    }
+
+    /**
+     * @param algo {@code NCCL_ALGO}, or {@code null}
+     * @param a    one of {@link Algorithm#HOST}
+     * @return whether the host engine may choose it
+     */
+    public static boolean allowed(String algo, Algorithm a) {
+        if (algo == null) {
+            return a == Algorithm.RECURSIVE_DOUBLING;
+        }
+        return EnableList.parse(algo, HOST_NAMES)[Algorithm.HOST.indexOf(a)] == 1;
+    }
+
+    /**
+     * @param algo {@code NCCL_ALGO}, or {@code null}
+     * @return whether every AllReduce of the host engine runs by one of its own algorithms
+     */
+    public static boolean forced(String algo) {
+        if (algo == null || Algorithm.HOST.stream().noneMatch(a -> allowed(algo, a))) {
+            return false;
+        }
+        int[] nccl = EnableList.parse(algo, NAMES);
+        return nccl[Algorithm.RING.code()] == 0 && nccl[Algorithm.TREE.code()] == 0;
+    }
+}
