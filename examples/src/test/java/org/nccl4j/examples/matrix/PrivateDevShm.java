@@ -83,15 +83,25 @@ public final class PrivateDevShm implements AutoCloseable {
 
     /**
      * Fills it, as another job's leftovers would: files take the space left, halving a size that
-     * no longer fits (the ranks may be taking some meanwhile), until less than a page is free.
+     * no longer fits (the ranks may be taking some meanwhile), until less than a page is free. It
+     * was full once the last try failed with ENOSPC at under two pages, or {@code df} showed less
+     * than a page; the ranks may free some right after (a failed connect deletes its segment), so
+     * what is free afterwards is only reported.
      *
-     * @return the bytes still free after (0 when full)
+     * @return the bytes free once filled (0 while it stays full)
+     * @throws IOException if a try failed for another reason than a full file system
      */
     public long fill() throws IOException, InterruptedException {
-        return Long.parseLong(run("a=$(df -B1 --output=avail /dev/shm | tail -1); i=0; "
-                + "while [ \"$a\" -ge 4096 ]; do if fallocate -l \"$a\" /dev/shm/fill.$i 2>/dev/null; "
-                + "then i=$((i + 1)); a=$(df -B1 --output=avail /dev/shm | tail -1); else a=$((a / 2)); fi; done; "
-                + "df -B1 --output=avail /dev/shm | tail -1"));
+        String[] out = run("a=$(df -B1 --output=avail /dev/shm | tail -1); i=0; why=full; "
+                + "while [ \"$a\" -ge 4096 ]; do if e=$(fallocate -l \"$a\" /dev/shm/fill.$i 2>&1); "
+                + "then i=$((i + 1)); why=full; a=$(df -B1 --output=avail /dev/shm | tail -1); "
+                + "else why=$e; a=$((a / 2)); fi; done; "
+                + "echo \"$why\"; df -B1 --output=avail /dev/shm | tail -1").split("\n");
+        String why = out[0];
+        if (!why.equals("full") && !why.contains("No space left on device")) {
+            throw new IOException("filling /dev/shm failed: " + why);
+        }
+        return Long.parseLong(out[out.length - 1].strip());
     }
 
     /** @return the names in the namespace's {@code /dev/shm} but the fill's, in order */
