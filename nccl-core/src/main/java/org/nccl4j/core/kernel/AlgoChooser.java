@@ -28,8 +28,8 @@ public interface AlgoChooser {
 
     /**
      * @param nranks ranks of the communicator
-     * @return whether {@link #choose} may return {@link Algorithm#RECURSIVE_DOUBLING} (the engine
-     *     then connects each rank to its partners at init)
+     * @return whether {@link #choose} may return one of {@link Algorithm#HOST} (the engine then
+     *     connects each rank to its recursive-doubling partners at init, which both use)
      */
     default boolean mayChooseRecursiveDoubling(int nranks) {
         return false;
