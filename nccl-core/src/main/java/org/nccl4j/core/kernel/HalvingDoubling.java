@@ -39,15 +39,8 @@ final class HalvingDoubling {
      */
     static void allReduce(int rank, int nranks, List<Exchange> plan, Prims[] prims, MemorySegment in,
                           MemorySegment out, long count, int ts) {
-        int rounds = 0;
-        int firstRound = -1;
-        for (int e = 0; e < plan.size(); e++) {
-            if (plan.get(e).kind() == Kind.ROUND) {
-                firstRound = firstRound < 0 ? e : firstRound;
-                rounds++;
-            }
-        }
-        int e = 0;
+        int rounds = Integer.numberOfTrailingZeros(Integer.highestOneBit(nranks)); // log2(m), as in the plan
+        int e = 0; // the first round's exchange
         boolean first = true; // the rank's own input still has to go through the pre-op
         if (plan.get(0).kind() == Kind.FOLD_OUT) {
             prims[0].send(in, 0, count);
@@ -74,27 +67,8 @@ final class HalvingDoubling {
             long keepHi = lower ? mid : hi;
             long giveLo = lower ? mid : lo;
             long giveHi = lower ? hi : mid;
-            MemorySegment src = first ? in : out;
-            Prims p = prims[firstRound + j];
-            long slice = p.sliceElems();
-            long sends = steps(giveHi - giveLo, slice);
-            long recvs = steps(keepHi - keepLo, slice);
-            for (long k = 0; k < Math.max(sends, recvs); k++) {
-                if (k < sends) {
-                    long off = giveLo + k * slice;
-                    long n = Math.min(slice, giveHi - off);
-                    if (first) {
-                        p.send(src, off * ts, n);
-                    } else {
-                        p.sendRaw(src, off * ts, n);
-                    }
-                }
-                if (k < recvs) {
-                    long off = keepLo + k * slice;
-                    long n = Math.min(slice, keepHi - off);
-                    p.recvReduceCopy(src, off * ts, out, off * ts, n, first, j == 0);
-                }
-            }
+            swap(prims[e + j], first ? in : out, giveLo, giveHi, first, out, keepLo, keepHi, true, j == 0,
+                    ts);
             lo = keepLo;
             hi = keepHi;
             first = false;
@@ -103,25 +77,49 @@ final class HalvingDoubling {
         for (int j = 0; j < rounds; j++) {
             long otherLo = lo == los[j] ? hi : los[j];
             long otherHi = lo == los[j] ? his[j] : lo;
-            Prims p = prims[firstRound + j];
-            long slice = p.sliceElems();
-            long sends = steps(hi - lo, slice);
-            long recvs = steps(otherHi - otherLo, slice);
-            for (long k = 0; k < Math.max(sends, recvs); k++) {
-                if (k < sends) {
-                    long off = lo + k * slice;
-                    p.sendRaw(out, off * ts, Math.min(slice, hi - off));
-                }
-                if (k < recvs) {
-                    long off = otherLo + k * slice;
-                    p.recv(out, off * ts, Math.min(slice, otherHi - off));
-                }
-            }
+            swap(prims[e + j], out, lo, hi, false, out, otherLo, otherHi, false, false, ts);
             lo = los[j];
             hi = his[j];
         }
         if (e + rounds < plan.size()) {
             prims[e + rounds].sendRaw(out, 0, count); // GIVE_BACK
+        }
+    }
+
+    /**
+     * One round with a partner: sends {@code src}'s elements {@code [giveLo, giveHi)} and receives
+     * the partner's {@code [keepLo, keepHi)} into {@code out}, reduced with {@code src}'s (halving)
+     * or copied (doubling), slice by slice in turn, so that neither side waits for the other's
+     * whole half.
+     *
+     * @param pre    whether {@code src} is the rank's input (pre-op applied on the way)
+     * @param reduce whether the received slices are reduced with {@code src}'s, else copied
+     * @param post   whether the reduced slices are final (post-op applied)
+     */
+    private static void swap(Prims p, MemorySegment src, long giveLo, long giveHi, boolean pre, MemorySegment out,
+                             long keepLo, long keepHi, boolean reduce, boolean post, int ts) {
+        long slice = p.sliceElems();
+        long sends = steps(giveHi - giveLo, slice);
+        long recvs = steps(keepHi - keepLo, slice);
+        for (long k = 0; k < Math.max(sends, recvs); k++) {
+            if (k < sends) {
+                long off = giveLo + k * slice;
+                long n = Math.min(slice, giveHi - off);
+                if (pre) {
+                    p.send(src, off * ts, n);
+                } else {
+                    p.sendRaw(src, off * ts, n);
+                }
+            }
+            if (k < recvs) {
+                long off = keepLo + k * slice;
+                long n = Math.min(slice, keepHi - off);
+                if (reduce) {
+                    p.recvReduceCopy(src, off * ts, out, off * ts, n, pre, post);
+                } else {
+                    p.recv(out, off * ts, n);
+                }
+            }
         }
     }
 
