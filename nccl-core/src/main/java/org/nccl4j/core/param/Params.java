@@ -254,7 +254,7 @@ public final class Params {
     public static final Param COLLNET_NODE_THRESHOLD = integer("NCCL_COLLNET_NODE_THRESHOLD", "2",
             "fewest nodes for which CollNet is used", NO_COLLNET);
     /** Algorithms. */
-    public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet, RecDbl (host backend, AllReduce) list; ^ excludes");
+    public static final Param ALGO = str("NCCL_ALGO", null, "algorithms allowed: Tree, Ring, CollNet, RecDbl, HalvDbl (host backend, AllReduce; unset allows RecDbl, not HalvDbl) list; ^ excludes");
     /** Protocols. */
     public static final Param PROTO = str("NCCL_PROTO", null, "protocols allowed: LL, LL128, Simple list; ^ excludes");
     /** Threads per block. */
