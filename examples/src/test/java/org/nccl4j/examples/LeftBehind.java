@@ -196,10 +196,7 @@ final class LeftBehind {
     private static String nativeMemory(long pid) throws IOException, InterruptedException {
         String out = "";
         for (int attempt = 0; attempt < 3; attempt++) {
-            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(pid), "VM.native_memory", "summary").redirectErrorStream(true).start();
-            out = new String(jcmd.getInputStream().readAllBytes());
-            jcmd.waitFor(10, TimeUnit.SECONDS);
+            out = jcmd(pid, "VM.native_memory", "summary");
             if (otherCommitted(out) >= 0) {
                 return out;
             }
@@ -208,12 +205,20 @@ final class LeftBehind {
         return out;
     }
 
-    /** @return the stacks of the process's nccl4j threads ({@code jcmd PID Thread.print}), for the failure message */
-    private static String stacks(long pid) throws IOException, InterruptedException {
-        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(pid), "Thread.print").redirectErrorStream(true).start();
+    /** @return what {@code jcmd PID COMMAND...} printed (this JVM's own jcmd), stderr included */
+    private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid)));
+        cmd.addAll(List.of(command));
+        Process jcmd = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(jcmd.getInputStream().readAllBytes());
         jcmd.waitFor(10, TimeUnit.SECONDS);
+        return out;
+    }
+
+    /** @return the stacks of the process's nccl4j threads ({@code jcmd PID Thread.print}), for the failure message */
+    private static String stacks(long pid) throws IOException, InterruptedException {
+        String out = jcmd(pid, "Thread.print");
         // Thread.print separates threads by blank lines; each block starts with the quoted name.
         return java.util.Arrays.stream(out.split("\n\s*\n")).filter(b -> b.startsWith("\"nccl"))
                 .collect(java.util.stream.Collectors.joining("\n"));

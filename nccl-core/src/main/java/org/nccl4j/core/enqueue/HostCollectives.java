@@ -164,7 +164,9 @@ public final class HostCollectives implements DeviceCollectives {
         try {
             // Launches queued before a failure end at once, as NCCL's kernels do on the abort flag,
             // instead of each connecting lazily (creating SHM segments) before its first wait fails.
-            abort.check("rank " + comm.rank() + " launch on " + s);
+            if (abort.isSet()) { // the message only then: this is every call's path
+                abort.check("rank " + comm.rank() + " launch on " + s);
+            }
             engine.launch(hostColls, hostP2ps);
             done.complete();
         } catch (NcclException e) {
