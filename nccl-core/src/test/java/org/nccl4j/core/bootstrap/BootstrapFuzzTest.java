@@ -13,8 +13,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.wait.Deadline;
@@ -61,7 +63,7 @@ class BootstrapFuzzTest {
         System.out.println("BootstrapFuzzTest root seed " + seed + " inputs " + INPUTS + " auth " + (auth != null));
         long nonce = BootstrapId.newNonce();
         long heap = usedHeap();
-        int threadsBefore = bootstrapThreads();
+        Set<Thread> threadsBefore = bootstrapThreads();
         try (BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce, 500, auth)) {
             InetSocketAddress fake = new InetSocketAddress(LO, 9);
             List<byte[]> seeds = List.of(
@@ -103,7 +105,7 @@ class BootstrapFuzzTest {
         System.out.println("BootstrapFuzzTest rank listener seed " + seed + " inputs " + INPUTS + " auth " + (auth != null));
         long nonce = BootstrapId.newNonce();
         long heap = usedHeap();
-        int threadsBefore = bootstrapThreads();
+        Set<Thread> threadsBefore = bootstrapThreads();
         try (BootstrapRoot root = BootstrapRoot.start(BootstrapHarness.loopback(0), nonce, 10_000, auth)) {
             BootstrapId id = BootstrapHarness.idFor(root, nonce);
             List<BootstrapHarness.Outcome<Bootstrap>> out = BootstrapHarness.parallel(2,
@@ -198,18 +200,23 @@ class BootstrapFuzzTest {
         return rt.totalMemory() - rt.freeMemory();
     }
 
-    private static int bootstrapThreads() {
-        return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("nccl4j-bootstrap")).count();
+    private static Set<Thread> bootstrapThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("nccl4j-bootstrap")).collect(Collectors.toSet());
     }
 
-    /** Memory back near where it was, and no bootstrap thread left behind. */
-    private static void assertBounded(long heapBefore, int threadsBefore) throws InterruptedException {
+    /** This run's bootstrap threads, those not alive before it (an earlier test's may still be ending). */
+    private static List<String> startedSince(Set<Thread> before) {
+        return bootstrapThreads().stream().filter(t -> !before.contains(t)).map(Thread::getName).sorted().toList();
+    }
+
+    /** Memory back near where it was, and no bootstrap thread of this run left behind. */
+    private static void assertBounded(long heapBefore, Set<Thread> threadsBefore) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (bootstrapThreads() > threadsBefore && System.nanoTime() < deadline) {
+        while (!startedSince(threadsBefore).isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertEquals(threadsBefore, bootstrapThreads(), "bootstrap threads left running");
+        assertEquals(List.of(), startedSince(threadsBefore), "bootstrap threads left running");
         long grown = usedHeap() - heapBefore;
         assertTrue(grown < 64L << 20, "heap grew by " + (grown >> 20) + " MiB");
     }
