@@ -9,10 +9,12 @@ module org.nccl4j.core {
     // Applications need only org.nccl4j.api (Nccl finds this engine through ServiceLoader). A
     // device backend module implements the device SPI, whose signatures use param.Config, and
     // logs through NCCL's debug log; its plans name the connector protocols (proto), whose line
-    // layouts a backend's kernels write; its SHM connections live in /dev/shm segments (shm); its
-    // NET connections are the engine's, in memory it allocates, laid out as conn says. The rest is
+    // layouts a backend's kernels write (device.kernel: the kernels' names, shared by the CUDA
+    // and HIP backends, and an ELF symbol reader); its SHM connections live in /dev/shm segments
+    // (shm); its NET connections are the engine's, in memory it allocates, laid out as conn says. The rest is
     // the engine's own; the examples CLI and the benchmarks reach it on the class path.
     exports org.nccl4j.core.device;
+    exports org.nccl4j.core.device.kernel;
     exports org.nccl4j.core.param;
     exports org.nccl4j.core.proto;
     exports org.nccl4j.core.debug;

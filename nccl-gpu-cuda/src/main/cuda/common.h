@@ -7,10 +7,36 @@
 #if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
-#include <hip/hip_bf16.h>
-typedef __hip_bfloat16 n4j_bf16;
-// HIP has no ld.cg; a nontemporal load also bypasses the non-coherent cache.
-#define N4J_LOAD_CG(p) __builtin_nontemporal_load(p)
+// bfloat16 as raw bits: ROCm 5.2 has no hip_bf16.h, and hip_bfloat16 keeps a NaN's payload where
+// CUDA (and the host reducers) write 0x7fff.
+struct n4j_bf16 { uint16_t bits; };
+static __device__ __forceinline__ float n4j_bf16_to_float(n4j_bf16 x) { return __uint_as_float((uint32_t)x.bits << 16); }
+static __device__ __forceinline__ n4j_bf16 n4j_float_to_bf16(float f) {
+  uint32_t u = __float_as_uint(f);
+  if (f != f) return n4j_bf16{0x7fff};
+  u += 0x7fff + ((u >> 16) & 1);  // round to nearest, ties to even
+  return n4j_bf16{(uint16_t)(u >> 16)};
+}
+// HIP has no ld.cg: a nontemporal load, as RCCL reads FIFO data. The builtin takes scalars and
+// clang vectors only, so each type is loaded as the unsigned word (or vector) of its size.
+typedef unsigned int n4j_u32x4 __attribute__((ext_vector_type(4)));
+template <int BYTES> struct n4j_word;
+template <> struct n4j_word<1> { typedef uint8_t type; };
+template <> struct n4j_word<2> { typedef uint16_t type; };
+template <> struct n4j_word<4> { typedef uint32_t type; };
+template <> struct n4j_word<8> { typedef uint64_t type; };
+template <> struct n4j_word<16> { typedef n4j_u32x4 type; };
+template <typename T>
+static __device__ __forceinline__ T n4j_load_cg(const T* p) {
+  typedef typename n4j_word<sizeof(T)>::type W;
+  W w = __builtin_nontemporal_load(reinterpret_cast<const W*>(p));
+  T v;
+  __builtin_memcpy(&v, &w, sizeof(T));
+  return v;
+}
+#define N4J_LOAD_CG(p) n4j_load_cg(p)
+// A wavefront (64 lanes on CDNA) runs in lockstep: no lanes to reconverge, only the compiler to hold back.
+#define N4J_SYNC_WARP() __builtin_amdgcn_wave_barrier()
 // A 16-byte load and store whose 8-byte halves are each single accesses (LL lines).
 static __device__ __forceinline__ uint4 n4j_load_volatile16(const void* p) {
   uint4 v;
@@ -28,8 +54,11 @@ static __device__ __forceinline__ void n4j_store_volatile16(void* p, uint4 v) {
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 typedef __nv_bfloat16 n4j_bf16;
+static __device__ __forceinline__ float n4j_bf16_to_float(n4j_bf16 x) { return __bfloat162float(x); }
+static __device__ __forceinline__ n4j_bf16 n4j_float_to_bf16(float f) { return __float2bfloat16_rn(f); }
 // Loads from buffers other blocks write (FIFO slots) must not hit a stale L1 line: cache in L2 only.
 #define N4J_LOAD_CG(p) __ldcg(p)
+#define N4J_SYNC_WARP() __syncwarp()
 // LL lines: one 16-byte access, each 8-byte half (data and flag) seen whole (NCCL's readLL/storeLL).
 static __device__ __forceinline__ uint4 n4j_load_volatile16(const void* p) {
   uint4 v;

@@ -1,6 +1,6 @@
 // nccl4j's CUDA kernels: one launch per collective, one block per channel (NCCL's model). The
 // entry points are extern "C" so the Java launcher finds them by name in the fatbin
-// (org.nccl4j.gpu.cuda.kernel.KernelEntries lists them): nccl4j_<collective>_<algorithm>_<protocol>.
+// (org.nccl4j.core.device.kernel.KernelEntries lists them): nccl4j_<collective>_<algorithm>_<protocol>.
 #include "tree.h"
 
 // The block's shared abort bit, cleared before any wait.

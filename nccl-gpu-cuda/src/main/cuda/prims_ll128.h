@@ -58,7 +58,7 @@ template <typename T, typename Red> struct n4j_prims_ll128 : n4j_prims_base<T, R
         }
         __threadfence();
       }
-      __syncwarp();
+      N4J_SYNC_WARP();
       const char* s8 = reinterpret_cast<const char*>(src) + done;
       char* d8 = reinterpret_cast<char*>(dst) + done;
       for (size_t l = group; l < lines; l += groups) {
@@ -87,7 +87,7 @@ template <typename T, typename Red> struct n4j_prims_ll128 : n4j_prims_base<T, R
       }
       if (mode & N4J_SEND) {
         __threadfence_system();
-        __syncwarp();
+        N4J_SYNC_WARP();
         if (flagThread) {
           for (size_t l = group; l < lines; l += groups) {
             for (int j = 0; j < B::L.nsend; j++) {

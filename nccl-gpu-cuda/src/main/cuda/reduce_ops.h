@@ -97,10 +97,10 @@ struct n4j_f64_red {
 
 // float16 and bfloat16: H is the storage type, conversions to and from float round to nearest-even.
 N4J_DEVICE float n4j_to_float(__half x) { return __half2float(x); }
-N4J_DEVICE float n4j_to_float(n4j_bf16 x) { return __bfloat162float(x); }
+N4J_DEVICE float n4j_to_float(n4j_bf16 x) { return n4j_bf16_to_float(x); }
 template <typename H> N4J_DEVICE H n4j_from_float(float x);
 template <> __device__ __forceinline__ __half n4j_from_float<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ n4j_bf16 n4j_from_float<n4j_bf16>(float x) { return __float2bfloat16_rn(x); }
+template <> __device__ __forceinline__ n4j_bf16 n4j_from_float<n4j_bf16>(float x) { return n4j_float_to_bf16(x); }
 
 template <typename H> struct n4j_f16_red {
   int op;

@@ -4,7 +4,7 @@
  * backend selection with priority 100, before the host backend (1000).
  *
  * <p>Native access: {@code
- * --enable-native-access=org.nccl4j.gpu.cuda,org.bytedeco.javacpp,org.bytedeco.cuda} (or
+ * --enable-native-access=org.nccl4j.gpu.cuda,org.nccl4j.net.spi,org.bytedeco.javacpp,org.bytedeco.cuda} (or
  * {@code ALL-UNNAMED} on the class path).
  */
 module org.nccl4j.gpu.cuda {

@@ -14,39 +14,23 @@
 # plain, so the fatbin reader (org.nccl4j.gpu.cuda.fatbin.Fatbin) can list its kernels.
 # --threads 0 compiles the architectures in parallel (one thread per CPU).
 set -eu
-
-CANDIDATES="${NVCC:-} ${CUDA_HOME:+$CUDA_HOME/bin/nvcc} /usr/local/cuda/bin/nvcc"
+COMPILE_KERNELS=$(dirname "$0")/compile-kernels.sh
+. "$COMPILE_KERNELS"
 find_nvcc() {
-  for c in $CANDIDATES; do
-    if [ -x "$c" ]; then echo "$c"; return 0; fi
-  done
-  command -v nvcc 2>/dev/null && return 0
-  return 1
+  find_compiler nvcc "${NVCC:-}" "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" /usr/local/cuda/bin/nvcc
 }
 
 if [ "${1:-}" = "--find-nvcc" ]; then
   find_nvcc
   exit $?
 fi
-
 if [ $# -ne 2 ]; then
   echo "usage: $0 <out.fatbin> <cuda-src-dir> | --find-nvcc" >&2
   exit 2
 fi
 out=$1
 src=$2
-
-if [ "${NCCL4J_CUDA_SKIP:-false}" = "true" ]; then
-  rm -f "$out"
-  echo "nccl4j: CUDA kernels not built (-Dnccl4j.cuda.skip=true): the jar has no kernels.fatbin"
-  exit 0
-fi
-
-if [ ! -f "$src/kernels.cu" ]; then
-  echo "nccl4j: no kernels.cu in $src: the CUDA kernel sources are missing (set -Dnccl4j.cuda.src=<dir>, or build with -Dnccl4j.cuda.skip=true)" >&2
-  exit 1
-fi
-
+kernels_inputs "${NCCL4J_CUDA_SKIP:-false}" "$out" "$src" CUDA nccl4j.cuda
 if ! nvcc=$(find_nvcc); then
   echo "nccl4j: nvcc not found (looked in: ${NVCC:+NVCC=$NVCC, }${CUDA_HOME:+CUDA_HOME=$CUDA_HOME/bin, }/usr/local/cuda/bin, PATH=$PATH): install the CUDA toolkit (CUDA 12.8+), set NVCC, or build with -Dnccl4j.cuda.skip=true (the jar then has no kernels and the cuda backend reports it)" >&2
   exit 1
@@ -58,30 +42,4 @@ flags="-fatbin -O3 -std=c++17 -lineinfo --no-compress --threads 0
   -gencode arch=compute_90,code=sm_90
   -gencode arch=compute_100,code=sm_100
   -gencode arch=compute_100,code=compute_100"
-# Up to date: the same nvcc, flags and sources as last time (NCCL4J_CUDA_STAMP records them, outside
-# the jar's folder), and no source nor this script newer than the fatbin.
-stamp=${NCCL4J_CUDA_STAMP:-}
-what=$(echo "$nvcc" $flags "$src")
-if [ -n "$stamp" ] && [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$what" ] \
-    && [ -z "$(find "$src" "$0" -newer "$out" -print 2>/dev/null | head -1)" ]; then
-  echo "nccl4j: $out is up to date"
-  exit 0
-fi
-
-mkdir -p "$(dirname "$out")"
-tmp="$out.tmp.$$"
-log="$out.log.$$"
-trap 'rm -f "$tmp" "$log"' EXIT
-# shellcheck disable=SC2086 # the flags are words
-set -- "$nvcc" $flags -I "$src" -o "$tmp" "$src/kernels.cu"
-echo "nccl4j: $*"
-start=$(date +%s)
-# nvcc's diagnostics: in the build log when it succeeds, in the failure's message (stderr) when not.
-if ! "$@" > "$log" 2>&1; then
-  { echo "nccl4j: nvcc failed building $src/kernels.cu:"; cat "$log"; } >&2
-  exit 1
-fi
-cat "$log"
-mv "$tmp" "$out"
-[ -z "$stamp" ] || echo "$what" > "$stamp"
-echo "nccl4j: built $out ($(wc -c < "$out") bytes) in $(( $(date +%s) - start )) s"
+compile_kernels "$nvcc" "$flags" "$out" "$src" "${NCCL4J_CUDA_STAMP:-}" "$0"

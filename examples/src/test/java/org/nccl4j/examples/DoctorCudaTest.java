@@ -2,23 +2,30 @@ package org.nccl4j.examples;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.core.launch.LocalLauncher;
 
 /**
  * {@code nccl4j doctor}, in a JVM of its own with the CLI's class path, lists the CUDA backend
- * first and says why it is or is not usable on this machine.
+ * first, then the HIP backend, and says why each is or is not usable on this machine (judged
+ * here from the machine's files, without nccl4j's code).
  */
 class DoctorCudaTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     /** The NVIDIA kernel driver, judged without nccl4j's code. */
     private static final boolean DRIVER = Files.exists(Path.of("/dev/nvidiactl"))
             || Files.exists(Path.of("/proc/driver/nvidia/version"));
+    /** The HIP runtime as Debian's libamdhip64-dev or ROCm install it, and its headers' version. */
+    private static final Path HIP_LIB = Path.of("/usr/lib/x86_64-linux-gnu/libamdhip64.so");
+    private static final Path HIP_VERSION = Path.of("/usr/include/hip/hip_version.h");
 
     @Test
     void doctorListsTheCudaBackendWithItsReason() {
@@ -27,16 +34,40 @@ class DoctorCudaTest {
         List<String> lines = out.output().get(0);
         String text = String.join("\n", lines);
         int at = lines.indexOf("Device backends (in the order tried):");
-        assertTrue(at >= 0 && at + 2 < lines.size(), text);
+        assertTrue(at >= 0 && at + 3 < lines.size(), text);
         String cuda = lines.get(at + 1);
-        String host = lines.get(at + 2);
+        String hip = lines.get(at + 2);
+        String host = lines.get(at + 3);
         if (DRIVER) {
             assertTrue(Pattern.matches("  cuda       priority  100  chosen, \\d+ devices?", cuda), text);
+            assertTrue(hip.equals("  hip        priority  200  not tried: cuda came first"), text);
             assertTrue(host.equals("  host       priority 1000  not tried: cuda came first"), text);
         } else {
+            assertTrue(hip.startsWith("  hip        priority  200  unusable: " + hipReason()), text);
             assertTrue(cuda.startsWith("  cuda       priority  100  unusable: no NVIDIA driver: libcuda.so.1 not found "
                     + "(libcuda.so.1: cannot open shared object file: No such file or directory)"), text);
             assertTrue(host.startsWith("  host       priority 1000  chosen, "), text);
         }
+    }
+
+    /** What the HIP backend must say here: no runtime, or the runtime (its headers' version) and no AMD GPU. */
+    private static String hipReason() {
+        if (!Files.exists(HIP_LIB) || !Files.exists(HIP_VERSION)) {
+            return "no HIP runtime: libamdhip64.so: cannot open shared object file";
+        }
+        try {
+            String h = Files.readString(HIP_VERSION);
+            String v = define(h, "HIP_VERSION_MAJOR") + "." + define(h, "HIP_VERSION_MINOR") + "."
+                    + define(h, "HIP_VERSION_PATCH");
+            return "HIP runtime libamdhip64.so " + v + ", but no AMD GPU (hipGetDeviceCount: hipErrorNoDevice (100))";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String define(String header, String name) {
+        Matcher m = Pattern.compile("#define " + name + " (\\d+)").matcher(header);
+        assertTrue(m.find(), name + " in " + HIP_VERSION);
+        return m.group(1);
     }
 }

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The modules depend down the README's module table: the API and the net SPI on nothing of
  * nccl4j, each net only on the SPI, the core on the API and the SPI (nets reach it through
- * ServiceLoader), the CUDA backend on the core and the API (never on a net), and only the
- * applications and the device backends on the core. Reads the main classes of every
+ * ServiceLoader), the CUDA and HIP backends on the core, the API and the SPI's {@code dlopen}
+ * (never on a net, nor on each other), and only the applications and the device backends on the core. Reads the main classes of every
  * module on this class path (the reactor's jars), none of their tests.
  */
 class ModuleLayeringTest {
@@ -27,15 +27,17 @@ class ModuleLayeringTest {
                 .layer("IB").definedBy("org.nccl4j.net.ib..")
                 .layer("NativeNets").definedBy("org.nccl4j.net.ext..")
                 .layer("Cuda").definedBy("org.nccl4j.gpu.cuda..")
+                .layer("Hip").definedBy("org.nccl4j.gpu.hip..")
                 .layer("Apps").definedBy("org.nccl4j.examples..")
                 .whereLayer("Apps").mayNotBeAccessedByAnyLayer()
-                .whereLayer("Core").mayOnlyBeAccessedByLayers("Cuda", "Apps")
+                .whereLayer("Core").mayOnlyBeAccessedByLayers("Cuda", "Hip", "Apps")
                 .whereLayer("Socket").mayOnlyBeAccessedByLayers("Apps")
                 .whereLayer("IB").mayOnlyBeAccessedByLayers("Apps")
                 .whereLayer("NativeNets").mayOnlyBeAccessedByLayers("Apps")
                 .whereLayer("Cuda").mayOnlyBeAccessedByLayers("Apps")
-                .whereLayer("NetSpi").mayOnlyBeAccessedByLayers("Core", "Socket", "IB", "NativeNets", "Apps")
-                .whereLayer("API").mayOnlyBeAccessedByLayers("Core", "Cuda", "Apps")
+                .whereLayer("Hip").mayOnlyBeAccessedByLayers("Apps")
+                .whereLayer("NetSpi").mayOnlyBeAccessedByLayers("Core", "Socket", "IB", "NativeNets", "Cuda", "Hip", "Apps")
+                .whereLayer("API").mayOnlyBeAccessedByLayers("Core", "Cuda", "Hip", "Apps")
                 .check(all);
     }
 }

@@ -132,7 +132,7 @@ class ModulePathAppTest {
 
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> cmd = new ArrayList<>(List.of(java,
-                "--enable-native-access=org.nccl4j.core,io.netty.common,io.netty.transport.classes.epoll",
+                "--enable-native-access=org.nccl4j.core,org.nccl4j.net.spi,io.netty.common,io.netty.transport.classes.epoll",
                 "--module-path", mods + File.pathSeparator + modulePath,
                 "-m", "org.nccl4j.demo/org.nccl4j.demo.Main"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -136,7 +136,7 @@ public final class Params {
     // Devices.
     /** Device backend. */
     public static final Param DEVICE = str("NCCL4J_DEVICE", null,
-            "device backend by name: cuda (with nccl-gpu-cuda on the path) or host; unset = the first usable by priority, cuda before host");
+            "device backend by name: cuda (nccl-gpu-cuda), hip (nccl-gpu-hip: reports its state, cannot run collectives yet) or host; unset = the first usable by priority: cuda, hip, host");
     /** Pinned host device. */
     public static final Param HOST_DEVICE = integer("NCCL4J_HOST_DEVICE", "-1",
             "host backend: pin this rank's device number (-1 = one per rank, automatically)");

@@ -9,6 +9,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import org.nccl4j.net.spi.NetLogger;
+import org.nccl4j.net.spi.nativelib.NativeStrings;
 
 /**
  * Routes plugins' log lines into nccl4j's debug log. Plugins get the shim's

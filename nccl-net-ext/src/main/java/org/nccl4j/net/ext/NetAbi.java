@@ -8,6 +8,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.nccl4j.net.spi.nativelib.NativeStrings;
 
 /**
  * The layout of one {@code ncclNet_vN_t} (N = 4 to 10) on Linux x86-64: where each function

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.nccl4j.net.spi.nativelib.DlLoader;
 
 /**
  * The process's plugin searches, cached: each value of {@code NCCL_NET_PLUGIN} is searched once

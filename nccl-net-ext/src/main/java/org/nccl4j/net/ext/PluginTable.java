@@ -6,6 +6,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import org.nccl4j.net.spi.nativelib.NativeStrings;
 
 /**
  * The function pointers of one {@code ncclNet_vN_t}, read from the plugin's struct and bound as

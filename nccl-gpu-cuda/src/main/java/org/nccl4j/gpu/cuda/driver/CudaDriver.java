@@ -18,6 +18,7 @@ import org.bytedeco.javacpp.SizeTPointer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceUnavailableException;
+import org.nccl4j.net.spi.nativelib.DlLoader;
 
 /**
  * The CUDA driver API ({@code cu*} functions) as this backend uses it, through JavaCPP's CUDA
@@ -31,6 +32,8 @@ import org.nccl4j.core.device.DeviceUnavailableException;
  * naming the call, its arguments and the driver's error.
  */
 public final class CudaDriver {
+    /** The driver's library, as libjnicudart.so names it (DT_NEEDED). */
+    static final String DRIVER_LIBRARY = "libcuda.so.1";
     private static CudaDriver loaded;
     private static String unusable;
     private static Throwable unusableCause;
@@ -68,10 +71,13 @@ public final class CudaDriver {
     }
 
     private static CudaDriver initialise() throws DeviceUnavailableException {
-        String dlerror = DriverLibrary.openError();
+        // dlopen first, for dlerror's own words: where there is no NVIDIA driver, loading the
+        // bindings to fail on the same library costs ~85 ms in every JVM and first extracts
+        // libjnicudart.so (2.3 MB) into ~/.javacpp/cache. The library stays open when found.
+        String dlerror = DlLoader.open(DRIVER_LIBRARY).error();
         if (dlerror != null) {
             String what = dlerror.contains("cannot open shared object file") ? " not found (" : " does not load (";
-            throw new DeviceUnavailableException("no NVIDIA driver: " + DriverLibrary.NAME + what + dlerror + ")", null);
+            throw new DeviceUnavailableException("no NVIDIA driver: " + DRIVER_LIBRARY + what + dlerror + ")", null);
         }
         try {
             Loader.load(cudart.class);

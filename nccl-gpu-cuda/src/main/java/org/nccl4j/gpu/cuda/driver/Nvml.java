@@ -23,6 +23,7 @@ import org.bytedeco.javacpp.PointerPointer;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.net.spi.nativelib.DlLoader;
 
 /**
  * NVML, the driver's management library ({@code libnvidia-ml.so.1}), as NCCL's
@@ -62,7 +63,7 @@ public final class Nvml {
     }
 
     private static String initialise() {
-        String dlerror = DriverLibrary.openError(LIBRARY);
+        String dlerror = DlLoader.open(LIBRARY).error();
         if (dlerror != null) {
             return LIBRARY + " does not load: " + dlerror;
         }

@@ -6,7 +6,7 @@ import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
-import org.nccl4j.gpu.cuda.kernel.KernelEntries;
+import org.nccl4j.core.device.kernel.KernelEntries;
 
 /**
  * nccl4j's kernels loaded into one device's context (the fatbin from the jar, once per device):

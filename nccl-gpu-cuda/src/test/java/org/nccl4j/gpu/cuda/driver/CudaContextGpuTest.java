@@ -16,7 +16,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.gpu.cuda.NvidiaDriver;
 import org.nccl4j.gpu.cuda.fatbin.FatbinResource;
-import org.nccl4j.gpu.cuda.kernel.KernelEntries;
+import org.nccl4j.core.device.kernel.KernelEntries;
 
 /** The driver wrapper on a real GPU (device 0); skipped, saying why, where there is none. */
 @Tag("gpu")

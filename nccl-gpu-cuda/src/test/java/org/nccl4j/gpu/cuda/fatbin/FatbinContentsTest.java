@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.nccl4j.gpu.cuda.kernel.KernelEntries;
+import org.nccl4j.core.device.kernel.KernelEntries;
 
 /**
  * The kernels the build put in the jar: SASS for every architecture the build targets, PTX of

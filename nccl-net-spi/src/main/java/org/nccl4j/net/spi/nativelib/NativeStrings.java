@@ -1,10 +1,10 @@
-package org.nccl4j.net.ext;
+package org.nccl4j.net.spi.nativelib;
 
 import java.lang.foreign.MemorySegment;
 
-/** Reading C strings a plugin hands over, bounded so a missing terminator cannot run away. */
-@SuppressWarnings("restricted") // native access is this module's purpose: --enable-native-access=org.nccl4j.net.ext
-final class NativeStrings {
+/** Reading C strings a native library hands over, bounded so a missing terminator cannot run away. */
+@SuppressWarnings("restricted") // callers name it: --enable-native-access=org.nccl4j.net.spi (or ALL-UNNAMED)
+public final class NativeStrings {
     private NativeStrings() {
     }
 
@@ -13,7 +13,7 @@ final class NativeStrings {
      * @param max the most bytes to look at for the terminator
      * @return the string, {@code null} for NULL, or a marker if no terminator is found in {@code max} bytes
      */
-    static String read(MemorySegment ptr, int max) {
+    public static String read(MemorySegment ptr, int max) {
         if (ptr == null || ptr.equals(MemorySegment.NULL)) {
             return null;
         }

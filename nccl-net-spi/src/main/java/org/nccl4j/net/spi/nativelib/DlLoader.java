@@ -1,4 +1,4 @@
-package org.nccl4j.net.ext;
+package org.nccl4j.net.spi.nativelib;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -14,12 +14,12 @@ import java.lang.invoke.MethodHandle;
  * ("cannot open shared object file", "version `EFA_1.2' not found"). glibc 2.34 and later has
  * these functions in libc (the default lookup); older glibc has them in {@code libdl.so.2}.
  */
-@SuppressWarnings("restricted") // native access is this module's purpose: --enable-native-access=org.nccl4j.net.ext
-final class DlLoader {
+@SuppressWarnings("restricted") // callers name it: --enable-native-access=org.nccl4j.net.spi (or ALL-UNNAMED)
+public final class DlLoader {
     /** {@code RTLD_NOW}: resolve every symbol at load, so missing ones fail here with dlerror's text. */
-    static final int RTLD_NOW = 0x2;
+    public static final int RTLD_NOW = 0x2;
     /** {@code RTLD_LOCAL}: the plugin's symbols do not leak into later loads. */
-    static final int RTLD_LOCAL = 0;
+    public static final int RTLD_LOCAL = 0;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle DLOPEN;
@@ -47,8 +47,9 @@ final class DlLoader {
      * @param handle  the library handle, {@link MemorySegment#NULL} on failure
      * @param error   dlerror()'s text on failure, else {@code null}
      */
-    record Opened(String library, MemorySegment handle, String error) {
-        boolean ok() {
+    public record Opened(String library, MemorySegment handle, String error) {
+        /** @return whether the library loaded */
+        public boolean ok() {
             return !handle.equals(MemorySegment.NULL);
         }
     }
@@ -60,7 +61,7 @@ final class DlLoader {
      * @param library a file name (searched as the dynamic linker does) or a path
      * @return the outcome
      */
-    static synchronized Opened open(String library) {
+    public static synchronized Opened open(String library) {
         try (Arena arena = Arena.ofConfined()) {
             dlerror(); // clear a stale error
             MemorySegment h = (MemorySegment) DLOPEN.invokeExact(arena.allocateFrom(library), RTLD_NOW | RTLD_LOCAL);
@@ -79,7 +80,7 @@ final class DlLoader {
      * @param symbol the symbol's name
      * @return its address, or {@link MemorySegment#NULL} if absent
      */
-    static synchronized MemorySegment symbol(MemorySegment handle, String symbol) {
+    public static synchronized MemorySegment symbol(MemorySegment handle, String symbol) {
         try (Arena arena = Arena.ofConfined()) {
             dlerror();
             return (MemorySegment) DLSYM.invokeExact(handle, arena.allocateFrom(symbol));

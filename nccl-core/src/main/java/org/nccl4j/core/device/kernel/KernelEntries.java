@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.kernel;
+package org.nccl4j.core.device.kernel;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,9 +6,10 @@ import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.proto.Protocol;
 
 /**
- * The kernels the CUDA backend launches, by their {@code extern "C"} entry names in
- * {@code src/main/cuda/kernels.cu}. The build's fatbin must hold each of them for every
- * architecture ({@code FatbinContentsTest} checks it).
+ * The kernels a GPU backend launches, by their {@code extern "C"} entry names in
+ * nccl-gpu-cuda's {@code src/main/cuda/kernels.cu}, the one kernel source of the CUDA and HIP
+ * backends. Each build must hold every one of them for every target (nccl-gpu-cuda's
+ * {@code FatbinContentsTest}, nccl-gpu-hip's {@code CodeObjectContentsTest}).
  */
 public final class KernelEntries {
     /** Every entry name: the collectives' ({@link #collective}) and Send/Recv's. */

@@ -1,0 +1,93 @@
+package org.nccl4j.gpu.hip.codeobject;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nccl4j.core.device.kernel.KernelEntries;
+import org.nccl4j.gpu.hip.HipToolchain;
+
+/**
+ * The kernels the build put in the jar: a code object for every AMD target the build compiles
+ * for, each holding every kernel the backend launches, as nccl4j's reader sees them and as the
+ * ROCm toolchain's own {@code clang-offload-bundler} and {@code llvm-readelf} list them. Needs no GPU.
+ */
+class CodeObjectContentsTest {
+    /** What build-code-objects.sh compiles for. */
+    private static final List<String> TARGETS = List.of("gfx908", "gfx90a", "gfx940");
+
+    private byte[] image;
+
+    /** Per test, so that each is reported skipped with the reason. */
+    @BeforeEach
+    void read() {
+        assumeFalse(Boolean.getBoolean("nccl4j.hip.skip"), "built with -Dnccl4j.hip.skip=true: the jar has no kernels");
+        assertTrue(CodeObjectResource.present(), CodeObjectResource.NAME + " is missing from the build");
+        image = CodeObjectResource.bytes();
+    }
+
+    @Test
+    void aCodeObjectForEveryTargetAndTheEmptyHostEntry() {
+        OffloadBundle b = OffloadBundle.parse(image);
+        assertEquals(TARGETS, b.targets().stream().sorted().toList(), b.entries().toString());
+        assertEquals(TARGETS.size() + 1, b.entries().size(), b.entries().toString());
+        assertTrue(b.entries().stream().anyMatch(e -> e.id().startsWith("host-") && e.size() == 0), b.entries().toString());
+    }
+
+    @Test
+    void everyCodeObjectHoldsExactlyTheKernelsTheBackendLaunches() {
+        OffloadBundle b = OffloadBundle.parse(image);
+        for (String target : TARGETS) {
+            OffloadBundle.Entry e = b.codeObject(target).orElseThrow();
+            assertEquals(new TreeSet<>(KernelEntries.ALL), new TreeSet<>(e.kernels()), e.toString());
+        }
+    }
+
+    @Test
+    void theToolchainListsTheSameTargetsAndKernels(@TempDir Path dir) throws Exception {
+        Optional<Path> bundler = HipToolchain.llvmTool("clang-offload-bundler");
+        Optional<Path> readelf = HipToolchain.llvmTool("llvm-readelf");
+        assumeTrue(bundler.isPresent() && readelf.isPresent(),
+                "no clang-offload-bundler or llvm-readelf (Debian: apt-get install hipcc, which brings LLVM 15)");
+        Path file = dir.resolve("kernels.hipfb");
+        Files.write(file, image);
+        HipToolchain.Run list = HipToolchain.run(List.of(bundler.get().toString(), "--list", "--type=o",
+                "--input=" + file));
+        assertEquals(0, list.code(), list.output());
+        Set<String> ids = new TreeSet<>(list.output().lines().map(String::strip).filter(l -> !l.isEmpty()).toList());
+        Set<String> expected = new TreeSet<>(OffloadBundle.parse(image).entries().stream().map(OffloadBundle.Entry::id)
+                .toList());
+        assertEquals(expected, ids);
+        for (String target : TARGETS) {
+            Path co = dir.resolve(target + ".co");
+            HipToolchain.Run unbundle = HipToolchain.run(List.of(bundler.get().toString(), "--unbundle", "--type=o",
+                    "--input=" + file, "--targets=" + OffloadBundle.HIP_PREFIX + target, "--output=" + co));
+            assertEquals(0, unbundle.code(), unbundle.output());
+            HipToolchain.Run symbols = HipToolchain.run(List.of(readelf.get().toString(), "--symbols", "--wide",
+                    co.toString()));
+            assertEquals(0, symbols.code(), symbols.output());
+            List<String> missing = new ArrayList<>();
+            for (String k : KernelEntries.ALL) {
+                // A kernel: a global function and its kernel descriptor (an object named <kernel>.kd).
+                boolean function = symbols.output().lines().anyMatch(l -> l.matches(".*\\bFUNC\\s+GLOBAL\\b.*\\s" + k));
+                boolean descriptor = symbols.output().lines().anyMatch(l -> l.matches(".*\\bOBJECT\\s+GLOBAL\\b.*\\s" + k
+                        + "\\.kd"));
+                if (!function || !descriptor) {
+                    missing.add(k);
+                }
+            }
+            assertTrue(missing.isEmpty(), target + " lacks " + missing);
+        }
+    }
+}
