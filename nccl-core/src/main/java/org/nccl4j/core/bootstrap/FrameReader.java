@@ -14,6 +14,12 @@ import java.nio.charset.StandardCharsets;
  * ({@link Wire#ERROR_NOTICE}) sent by a peer that failed.
  */
 final class FrameReader {
+    /**
+     * A data frame's buffer starts this large and doubles as its bytes arrive: a length field
+     * alone (a stranger's, or a fuzzed one, up to {@link Wire#MAX_FRAME}) allocates no more.
+     */
+    static final int FIRST_CHUNK = 64 * 1024;
+
     private final ByteBuffer len = ByteBuffer.allocate(4);
     private final int max;
     private final int exact;
@@ -21,6 +27,7 @@ final class FrameReader {
     private final byte[] target;
     private final int targetOff;
     private ByteBuffer body;
+    private int want;
     private boolean noticeLen;
     private String notice;
 
@@ -63,6 +70,7 @@ final class FrameReader {
                         throw new ProtocolException("error notice of " + n + " bytes refused");
                     }
                     body = ByteBuffer.allocate(n);
+                    want = n;
                 } else if (n == Wire.ERROR_NOTICE && notices) {
                     noticeLen = true;
                     len.clear();
@@ -72,11 +80,20 @@ final class FrameReader {
                 } else if (n < 0 || n > max) {
                     throw new ProtocolException("frame of " + n + " bytes refused (limit " + max + ")");
                 } else {
-                    body = target != null ? ByteBuffer.wrap(target, targetOff, n).slice() : ByteBuffer.allocate(n);
+                    body = target != null ? ByteBuffer.wrap(target, targetOff, n).slice()
+                            : ByteBuffer.allocate(Math.min(n, FIRST_CHUNK));
+                    want = n;
                 }
             }
-            if (fill(ch, body)) {
-                return false;
+            while (true) {
+                if (fill(ch, body)) {
+                    return false;
+                }
+                if (body.capacity() >= want) {
+                    break;
+                }
+                ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(want, 2L * body.capacity()));
+                body = bigger.put(body.flip());
             }
             if (noticeLen) {
                 notice = new String(body.array(), 0, body.capacity(), StandardCharsets.UTF_8);
@@ -107,6 +124,11 @@ final class FrameReader {
     /** @return the payload of a complete data frame (a copy-free view for ring frames is in the target) */
     byte[] payload() {
         return body.array();
+    }
+
+    /** @return bytes held for the frame's body so far (0 before its length is read) */
+    int bodyCapacity() {
+        return body == null ? 0 : body.capacity();
     }
 
     /** @return the peer's error text if it sent an error notice, else {@code null} */

@@ -217,7 +217,13 @@ class BootstrapFuzzTest {
             Thread.sleep(20);
         }
         assertEquals(List.of(), startedSince(threadsBefore), "bootstrap threads left running");
+        // The least of a few collections a moment apart: what other threads of this JVM (earlier
+        // tests' pools, the JIT) allocate meanwhile is not this run's (CI once saw 68 MiB at one look).
         long grown = usedHeap() - heapBefore;
+        for (int i = 0; i < 5 && grown >= 64L << 20; i++) {
+            Thread.sleep(200);
+            grown = Math.min(grown, usedHeap() - heapBefore);
+        }
         assertTrue(grown < 64L << 20, "heap grew by " + (grown >> 20) + " MiB");
     }
 }
