@@ -49,13 +49,18 @@ public final class HipToolchain {
      * @return its exit code and output (stdout and stderr together)
      */
     public static Run run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Run(-1, out + "\n(killed after 60 s)");
+        // Output to a file, so that the wait below bounds a tool that hangs with its pipe open.
+        Path log = Files.createTempFile("nccl4j-hip-tool", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                return new Run(-1, Files.readString(log) + "\n(killed after 60 s)");
+            }
+            return new Run(p.exitValue(), Files.readString(log));
+        } finally {
+            Files.deleteIfExists(log);
         }
-        return new Run(p.exitValue(), out);
     }
 
     /**

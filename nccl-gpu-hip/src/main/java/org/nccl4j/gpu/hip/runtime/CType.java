@@ -31,11 +31,17 @@ public enum CType {
     MODULE_PTR("hipModule_t*", ValueLayout.ADDRESS),
     FUNCTION("hipFunction_t", ValueLayout.ADDRESS),
     FUNCTION_PTR("hipFunction_t*", ValueLayout.ADDRESS),
-    IPC_HANDLE("hipIpcMemHandle_t", MemoryLayout.structLayout(MemoryLayout.sequenceLayout(64, ValueLayout.JAVA_BYTE))),
+    IPC_HANDLE("hipIpcMemHandle_t", MemoryLayout.structLayout(MemoryLayout.sequenceLayout(Sizes.IPC_HANDLE,
+            ValueLayout.JAVA_BYTE))),
     IPC_HANDLE_PTR("hipIpcMemHandle_t*", ValueLayout.ADDRESS);
 
     /** Bytes of {@code hipIpcMemHandle_t} ({@code char reserved[64]}). */
-    public static final int IPC_HANDLE_BYTES = 64;
+    public static final int IPC_HANDLE_BYTES = Sizes.IPC_HANDLE;
+
+    /** Sizes the constants' layouts use (an enum's own statics are not yet set when its constants are made). */
+    private static final class Sizes {
+        static final int IPC_HANDLE = 64;
+    }
 
     private final String spelling;
     private final MemoryLayout layout;
