@@ -71,8 +71,16 @@ final class ModelAlgoChooser implements AlgoChooser {
         float best = hostForced ? AlgoSelector.NO_TIME
                 : model.algoTime(CollFunc.ALL_REDUCE, bytes, c.algorithm(), c.protocol(), 1, 0);
         Choice fastest = c;
+        boolean twoOnANode = nranks == 2 && !hostForced && model.context().nNodes() == 1;
         for (Algorithm a : hostAllowed) {
             for (Protocol p : PROTOCOLS) {
+                if (twoOnANode && p != Protocol.LL) {
+                    // Two ranks on a node: the one exchange beats the ring's two dependent steps
+                    // with LL only (8 B, 2 rank JVMs, 16 cores: 0.63-0.65 µs against the ring's
+                    // 0.79-0.80); with Simple it measured slower (2 cores, 512 B-4 KiB: 1.2-1.7 µs
+                    // against 0.9-1.3).
+                    continue;
+                }
                 float t = hostTime(a, p, bytes, nranks);
                 if (t >= 0 && t < best) {
                     best = t;
@@ -85,11 +93,10 @@ final class ModelAlgoChooser implements AlgoChooser {
 
     @Override
     public boolean mayChooseRecursiveDoubling(int nranks) {
-        // Across nodes a hop is a network step, and two ranks save one (measured over the Socket
-        // net at 64 KiB: 1.48 GB/s against the ring's 0.87-0.95); NCCL_ALGO naming it alone
-        // asks for it from two ranks on a node too.
+        // Across nodes a hop is a network step (measured over the Socket net at 64 KiB on 2 ranks:
+        // 1.48 GB/s against the ring's 0.87-0.95); NCCL_ALGO naming it alone asks for it from two.
         return !hostAllowed.isEmpty() && nranks <= MAX_RECDBL_RANKS
-                && (nranks >= MIN_RECDBL_RANKS || hostForced || model.context().nNodes() > 1);
+                && (AlgoChooser.recursiveDoublingOnANode(nranks) || hostForced || model.context().nNodes() > 1);
     }
 
     /**

@@ -388,9 +388,9 @@ public final class Engine implements AutoCloseable {
     private void runRecursive(CollOp op) {
         if (rdPlan == null) {
             throw NcclException.of(Result.INVALID_USAGE, "rank " + ctx.rank() + " of " + ctx.nranks()
-                    + " has no recursive-doubling connections", "recursive doubling applies to "
-                    + AlgoChooser.MIN_RECDBL_RANKS + "-" + AlgoChooser.MAX_RECDBL_RANKS + " ranks (2-"
-                    + AlgoChooser.MAX_RECDBL_RANKS + " across nodes); choose Ring or Tree otherwise");
+                    + " has no recursive-doubling connections", "recursive doubling applies to 2 or 4-"
+                    + AlgoChooser.MAX_RECDBL_RANKS + " ranks on a node (2-" + AlgoChooser.MAX_RECDBL_RANKS
+                    + " across nodes, or named alone in NCCL_ALGO); choose Ring or Tree otherwise");
         }
         Reducer reducer = Reducer.of(op.type(), op.op(), ctx.nranks());
         Staging staging = channels.get(0).staging;

@@ -13,7 +13,9 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
+import org.nccl4j.core.kernel.AlgoChooser;
 import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.topo.search.TopoGraph;
 import org.nccl4j.core.topo.system.Cpu;
@@ -60,8 +62,8 @@ class ModelAlgoChooserTest {
     }
 
     @Test
-    void smallAllReducesOfFourToSixteenRanksOnANodeRunByRecursiveDoublingLargeOnesByRing() {
-        for (int n : new int[] {4, 5, 8, 16}) {
+    void smallAllReducesOfTwoAndOfFourToSixteenRanksOnANodeRunByRecursiveDoublingLargeOnesByRing() {
+        for (int n : new int[] {2, 4, 5, 8, 16}) {
             ModelAlgoChooser c = chooser(n, 1, null);
             assertTrue(c.mayChooseRecursiveDoubling(n), n + " ranks");
             assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(c, 8, n), n + " ranks, 8 B");
@@ -75,15 +77,21 @@ class ModelAlgoChooserTest {
     }
 
     @Test
-    void twoOrThreeRanksOnANodeOnlyWhenNamedAloneAndTwoAcrossNodesForSmallCalls() {
-        for (int n : new int[] {2, 3}) {
-            ModelAlgoChooser c = chooser(n, 1, null);
-            assertFalse(c.mayChooseRecursiveDoubling(n), n + " ranks");
-            assertEquals(Algorithm.RING, allReduce(c, 8, n), n + " ranks");
-            ModelAlgoChooser named = chooser(n, 1, "RecDbl");
-            assertTrue(named.mayChooseRecursiveDoubling(n), n + " ranks, NCCL_ALGO=RecDbl");
-            assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(named, 8, n), n + " ranks, NCCL_ALGO=RecDbl");
-            assertFalse(chooser(n, 1, "Ring,RecDbl").mayChooseRecursiveDoubling(n), n + " ranks, NCCL_ALGO=Ring,RecDbl");
+    void threeRanksOnANodeOnlyWhenNamedAloneTwoWithLlOnlyAndTwoAcrossNodesForSmallCalls() {
+        ModelAlgoChooser c = chooser(3, 1, null);
+        assertFalse(c.mayChooseRecursiveDoubling(3));
+        assertEquals(Algorithm.RING, allReduce(c, 8, 3));
+        ModelAlgoChooser named = chooser(3, 1, "RecDbl");
+        assertTrue(named.mayChooseRecursiveDoubling(3), "NCCL_ALGO=RecDbl");
+        assertEquals(Algorithm.RECURSIVE_DOUBLING, allReduce(named, 8, 3), "NCCL_ALGO=RecDbl");
+        assertFalse(chooser(3, 1, "Ring,RecDbl").mayChooseRecursiveDoubling(3), "3 ranks, NCCL_ALGO=Ring,RecDbl");
+        assertTrue(chooser(2, 1, "Ring,RecDbl").mayChooseRecursiveDoubling(2), "2 ranks, NCCL_ALGO=Ring,RecDbl");
+        assertFalse(chooser(2, 1, "^RecDbl,HalvDbl").mayChooseRecursiveDoubling(2), "2 ranks, NCCL_ALGO=^RecDbl,HalvDbl");
+        ModelAlgoChooser two = chooser(2, 1, null);
+        for (long bytes = 8; bytes <= 16 << 20; bytes *= 4) {
+            AlgoChooser.Choice ch = two.choose(op(CollOp.Func.ALL_REDUCE, bytes), 2);
+            assertTrue(ch.algorithm() != Algorithm.RECURSIVE_DOUBLING || ch.protocol() == Protocol.LL,
+                    "2 ranks on a node take it with LL only: " + bytes + " B " + ch);
         }
         ModelAlgoChooser across = chooser(2, 2, null);
         assertTrue(across.mayChooseRecursiveDoubling(2));

@@ -4,9 +4,9 @@ package org.nccl4j.core.topo.tuning;
  * What {@code NCCL_ALGO} says of the host engine's own algorithms ({@link Algorithm#HOST}:
  * {@code RecDbl}, {@code HalvDbl}): each allowed where listed (or not excluded by {@code ^});
  * forced, for every AllReduce, when one is listed without Ring and Tree. Unset, recursive
- * doubling only: halving-doubling has not been measured ahead of the rings on a machine with a
- * core per rank yet (on two cores, four rank JVMs at 4-256 KiB, neither wins: the scheduler sets
- * the time), so the chooser rates it only where {@code NCCL_ALGO} asks.
+ * doubling only: halving-doubling did not measure ahead where the model would take it (16 cores,
+ * 8 rank JVMs: ahead of the rings at 4 and 64 KiB, behind at 16 KiB and from 256 KiB, no faster
+ * than recursive doubling at 8 KiB), so the chooser rates it only where {@code NCCL_ALGO} asks.
  */
 public final class HostAlgoEnable {
     private static final String[] NAMES = Algorithm.NCCL.stream().map(Algorithm::ncclName).toArray(String[]::new);
