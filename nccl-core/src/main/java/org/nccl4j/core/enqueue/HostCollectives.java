@@ -41,6 +41,8 @@ public final class HostCollectives implements DeviceCollectives {
     private final List<HostStream> streams = new CopyOnWriteArrayList<>();
     private final HostStream defaultStream;
     private volatile boolean stopped = true;
+    /** A launch the caller runs inline that a wait gave up on fails the communicator, as a queued one does. */
+    private final HostStream.Stalled failOnStall;
 
     /**
      * @param comm           the communicator (rank, failure recording)
@@ -57,6 +59,7 @@ public final class HostCollectives implements DeviceCollectives {
         this.opTimeoutNanos = opTimeoutNanos;
         this.defaultStream = new HostStream(opTimeoutNanos);
         streams.add(defaultStream);
+        this.failOnStall = e -> comm.fail("rank " + comm.rank() + " launch on the calling thread", e);
     }
 
     @Override
@@ -116,17 +119,29 @@ public final class HostCollectives implements DeviceCollectives {
 
     /**
      * A blocking collective called outside a group (checked): on the calling thread if the stream
-     * is idle, else queued behind the stream's work and waited for.
+     * is idle, with nothing allocated for the hand-off, else queued behind the stream's work and
+     * waited for.
      *
      * @param op the collective on host memory
      * @param s  its stream
+     * @throws NcclException its failure, as an await of its completion would throw it
      */
     public void run(CollOp op, HostStream s) {
-        HostCompletion done = new HostCompletion(s);
-        Runnable task = engineTask(List.of(engine.choose(op)), List.of(), s, done);
-        if (!s.runIfIdle(task)) {
-            s.submit(task);
+        CollOp chosen = engine.choose(op);
+        if (s.enterIfIdle(failOnStall)) {
+            NcclException failure;
+            try {
+                failure = launch(chosen, null, null, s);
+            } finally {
+                s.exitInline();
+            }
+            if (failure != null) {
+                throw HostCompletion.rethrow(failure);
+            }
+            return;
         }
+        HostCompletion done = new HostCompletion(s);
+        s.submit(engineTask(List.of(chosen), List.of(), s, done));
         done.await();
     }
 
@@ -149,7 +164,12 @@ public final class HostCollectives implements DeviceCollectives {
         return new HostStream.Launch() {
             @Override
             public void run() {
-                launch(hostColls, hostP2ps, s, done);
+                NcclException failure = launch(null, hostColls, hostP2ps, s);
+                if (failure == null) {
+                    done.complete();
+                } else {
+                    done.fail(failure);
+                }
             }
 
             /** Stuck past the op deadline in a wait with a longer one (a lazy connect's): the communicator fails. */
@@ -160,29 +180,39 @@ public final class HostCollectives implements DeviceCollectives {
         };
     }
 
-    private void launch(List<CollOp> hostColls, List<P2pOp> hostP2ps, HostStream s, HostCompletion done) {
+    /**
+     * Runs a launch on the engine: one collective ({@code one}), or a group's collectives and
+     * point-to-point operations.
+     *
+     * @return its failure, already recorded (see {@link #failed}), or {@code null}
+     */
+    private NcclException launch(CollOp one, List<CollOp> hostColls, List<P2pOp> hostP2ps, HostStream s) {
         try {
             // Launches queued before a failure end at once, as NCCL's kernels do on the abort flag,
             // instead of each connecting lazily (creating SHM segments) before its first wait fails.
             if (abort.isSet()) { // the message only then: this is every call's path
                 abort.check("rank " + comm.rank() + " launch on " + s);
             }
-            engine.launch(hostColls, hostP2ps);
-            done.complete();
+            if (one != null) {
+                engine.launch(one);
+            } else {
+                engine.launch(hostColls, hostP2ps);
+            }
+            return null;
         } catch (NcclException e) {
-            failed(s, done, e);
+            return failed(s, e);
         } catch (IllegalStateException e) {
             // A peer in this process that was aborted or closed has freed the memory it owns.
             String freed = engine.connectionFreed();
-            failed(s, done, freed != null
+            return failed(s, freed != null
                     ? NcclException.of(Result.REMOTE_ERROR, "the peer of " + freed + " was aborted or closed: "
                             + "its memory is gone", "abort this communicator, or shrink it to the ranks that are left", e)
                     : NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
         } catch (RuntimeException e) {
-            failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+            return failed(s, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
         } catch (Error e) {
             // The communicator is failed and its waiters released; the Error itself propagates.
-            failed(s, done, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
+            failed(s, NcclException.of(Result.INTERNAL_ERROR, "launch failed: " + e, null, e));
             throw e;
         }
     }
@@ -190,15 +220,17 @@ public final class HostCollectives implements DeviceCollectives {
     /**
      * A failed launch: an argument the launch itself refused leaves the communicator usable;
      * anything else (a peer, the network, a timeout, a bug) fails it, which aborts its waits.
+     *
+     * @return the failure, recorded on the stream for {@code synchronize}
      */
-    private void failed(HostStream stream, HostCompletion done, NcclException e) {
+    private NcclException failed(HostStream stream, NcclException e) {
         if (e.result() != Result.INVALID_ARGUMENT) {
             comm.fail("rank " + comm.rank() + " launch on " + stream, e);
         } else {
             Log.warn("rank %d: %s", comm.rank(), e.getMessage());
         }
         stream.recordError(e);
-        done.fail(e);
+        return e;
     }
 
     /** Any host stream: a host stream is an ordered executor, usable by every host communicator as NCCL's streams are. */

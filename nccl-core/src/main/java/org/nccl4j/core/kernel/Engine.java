@@ -60,6 +60,7 @@ public final class Engine implements AutoCloseable {
     private final Waiter waiter;
     private final ChannelWorkers workers;
     private final ReentrantLock lock = new ReentrantLock();
+    private final KernelParts parts;
     private final long connectTimeoutMs;
     private final CommFailure failure;
     /** Marks every connection failed once the communicator aborts; guarded by {@link #connsLock}. */
@@ -80,6 +81,7 @@ public final class Engine implements AutoCloseable {
         this.waiter = waiter;
         this.connectTimeoutMs = connectTimeoutMs;
         this.failure = failure;
+        this.parts = new KernelParts(ctx.nranks(), channels.size());
         this.workers = channels.size() > 1
                 ? new ChannelWorkers(channels.size() - 1, "nccl4j-rank" + ctx.rank() + "-channel-",
                         waiter.channelSpinNanos(channels.size(), ctx.config().integer(Params.CHANNEL_SPIN_US) * 1_000L))
@@ -298,6 +300,20 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs one collective as its own batch: a blocking call's launch, without the lists.
+     *
+     * @param op the collective
+     */
+    public void launch(CollOp op) {
+        lock.lock();
+        try {
+            runCollective(choose(op));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void runCollective(CollOp op) {
         if (op.algorithm() != Algorithm.RING && op.func() != CollOp.Func.ALL_REDUCE) {
             throw NcclException.of(Result.INVALID_USAGE, op.func() + " cannot run with the "
@@ -350,7 +366,7 @@ public final class Engine implements AutoCloseable {
         Protocol proto = op.protocol();
         int ts = op.type().size();
         boolean bytes = op.func() == CollOp.Func.BROADCAST || op.func() == CollOp.Func.ALL_GATHER;
-        Reducer reducer = bytes ? null : Reducer.of(op.type(), op.op(), ctx.nranks());
+        Reducer reducer = bytes ? null : parts.reducer(op.type(), op.op());
         int unit = bytes ? 1 : ts;
         int stepBytes = ctx.buffs().stepSize(proto);
         if (op.algorithm() == Algorithm.TREE) {
@@ -364,8 +380,7 @@ public final class Engine implements AutoCloseable {
                     ts, chunk, nc, bid);
             return;
         }
-        Prims p = new Prims(new Conn[] {ch.ringRecv}, new Conn[] {ch.ringSend}, reducer, unit, waiter, proto,
-                ch.staging);
+        Prims p = parts.ring(bid, ch, op.type(), bytes ? null : op.op(), proto, waiter);
         RingKernels.Split split = Chunks.ring(op.func(), proto, unit, proto.dataBytesPerStep(stepBytes), nc, bid);
         switch (op.func()) {
             case ALL_REDUCE -> RingKernels.allReduce(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
@@ -392,14 +407,8 @@ public final class Engine implements AutoCloseable {
                     + AlgoChooser.MAX_RECDBL_RANKS + " ranks on a node (2-" + AlgoChooser.MAX_RECDBL_RANKS
                     + " across nodes, or named alone in NCCL_ALGO); choose Ring or Tree otherwise");
         }
-        Reducer reducer = Reducer.of(op.type(), op.op(), ctx.nranks());
-        Staging staging = channels.get(0).staging;
-        Prims[] prims = new Prims[rdPlan.size()];
-        for (int e = 0; e < prims.length; e++) {
-            int peer = rdPlan.get(e).peer();
-            prims[e] = new Prims(new Conn[] {p2pRecv.get(peer)}, new Conn[] {p2pSend.get(peer)}, reducer,
-                    op.type().size(), waiter, op.protocol(), staging);
-        }
+        Prims[] prims = parts.recursive(rdPlan, p2pRecv, p2pSend, op.type(), op.op(), op.protocol(), waiter,
+                channels.get(0).staging);
         if (op.algorithm() == Algorithm.HALVING_DOUBLING) {
             HalvingDoubling.allReduce(ctx.rank(), ctx.nranks(), rdPlan, prims, op.in(), op.out(), op.count(),
                     op.type().size());

@@ -76,7 +76,11 @@ public final class HostCompletion implements Completion {
         return future.copy();
     }
 
-    static NcclException rethrow(Throwable t) {
+    /**
+     * @param t a launch's failure
+     * @return the exception a waiting caller throws for it: the same result, the caller's stack
+     */
+    public static NcclException rethrow(Throwable t) {
         if (t instanceof NcclException n) {
             // A fresh exception carries the waiting thread's stack; the cause keeps the kernel's.
             return NcclException.of(n.result(), n.detail(), n.hint(), n);

@@ -21,8 +21,8 @@ import org.nccl4j.core.wait.Threads;
  * next submit. The first failure is kept and reported by {@link #synchronize()}.
  *
  * <p>A caller about to block on the stream runs the work itself instead of handing it over and
- * sleeping until it is done: {@link #runIfIdle} runs a blocking call's launch on the calling
- * thread when nothing is queued or running, and a thread waiting in {@link #synchronize()} or
+ * sleeping until it is done: {@link #enterIfIdle} lets a blocking call run its launch on the
+ * calling thread when nothing is queued or running, and a thread waiting in {@link #synchronize()} or
  * {@link HostCompletion#await()} runs the queued launches it waits for. Each costs the caller no
  * wake-up of the stream thread and no wake-up of its own; one lock keeps a single launch
  * running at a time, in submission order. ForkJoinPool workers do not (see {@link #mayRunHere}).
@@ -61,8 +61,10 @@ public final class HostStream implements Stream {
     /** Set when the thread ends on an {@link Error}. */
     private volatile Throwable died;
     private final long stallNanos;
-    /** The launch running now, on the stream's thread or a caller's, or {@code null}. */
-    private volatile Runnable running;
+    /** Who hears that the launch running now stalled, on the stream's thread or a caller's, or {@code null}. */
+    private volatile Stalled running;
+    /** The thread running a launch now (the stream's, or a caller's), or {@code null}: a stall report shows where it is. */
+    private volatile Thread runner;
     /** When the last launch finished, or the first was submitted after an idle spell. */
     private volatile long lastProgress = System.nanoTime();
 
@@ -203,39 +205,44 @@ public final class HostStream implements Stream {
     }
 
     /**
-     * Runs a blocking call's launch on the calling thread, as the stream's next launch, if the
-     * stream is idle: nothing queued or running. A launch submitted meanwhile from another
-     * thread runs after it.
+     * Lets the calling thread run a blocking call's launch itself, as the stream's next launch, if
+     * the stream is idle: nothing queued or running. A launch submitted meanwhile from another
+     * thread runs after it. The caller runs the launch (it reports its own outcome) and then calls
+     * {@link #exitInline()} in a {@code finally}: no task object, no completion, no hand-off.
      *
-     * @param work the launch; it reports its own outcome
-     * @return whether it ran; if not, nothing ran and the caller submits it
+     * @param onStall told if a wait gives up on the launch (see {@link Launch})
+     * @return whether the caller runs it now; if not, nothing ran and the caller submits it
      */
-    public boolean runIfIdle(Runnable work) {
+    public boolean enterIfIdle(Stalled onStall) {
         if (closed || died != null || !mayRunHere() || !exec.tryLock()) {
             return false;
         }
-        boolean started = false;
-        try {
-            if (finished.get() != submitted.get()) {
-                return false;
-            }
-            lastProgress = System.nanoTime();
-            submitted.incrementAndGet();
-            started = true;
-            run(work);
-            return true;
-        } finally {
+        if (finished.get() != submitted.get()) {
             exec.unlock();
-            if (started) {
-                finished();
-            }
-            handOff();
+            return false;
         }
+        lastProgress = System.nanoTime();
+        submitted.incrementAndGet();
+        running = onStall;
+        runner = Thread.currentThread();
+        return true;
+    }
+
+    /** Ends a launch {@link #enterIfIdle} let the calling thread run; hands queued work back to the stream. */
+    public void exitInline() {
+        running = null;
+        runner = null;
+        exec.unlock();
+        // The start was stamped: progress is judged from it while nothing else runs, and the
+        // next submit or queued launch stamps again (one clock read a call, not two).
+        finished(false);
+        handOff();
     }
 
     /** Runs one launch, holding {@link #exec}. */
     private void run(Runnable r) {
-        running = r;
+        running = r instanceof Launch l ? l : null;
+        runner = Thread.currentThread();
         try {
             r.run();
         } catch (RuntimeException e) {
@@ -251,6 +258,7 @@ public final class HostStream implements Stream {
             throw e;
         } finally {
             running = null;
+            runner = null;
         }
     }
 
@@ -259,7 +267,13 @@ public final class HostStream implements Stream {
      * finds the stream idle), and wakes the waiters whose target it reaches.
      */
     private void finished() {
-        lastProgress = System.nanoTime();
+        finished(true);
+    }
+
+    private void finished(boolean stamp) {
+        if (stamp) {
+            lastProgress = System.nanoTime();
+        }
         long f = finished.incrementAndGet();
         if (!waiters.isEmpty()) {
             waiters.forEach((t, target) -> {
@@ -340,15 +354,18 @@ public final class HostStream implements Stream {
      *     stuck in hears it first ({@link Launch#stalled})
      */
     NcclException stalled() {
-        StackTraceElement[] at = thread.getStackTrace();
+        Thread t = runner;
+        StackTraceElement[] at = (t != null ? t : thread).getStackTrace();
         // The innermost frame says how it waits, the innermost of ours what for.
         String ours = Arrays.stream(at).filter(f -> f.getClassName().startsWith("org.nccl4j.")).findFirst()
                 .map(f -> f == at[0] ? "" : ", in " + f).orElse("");
+        String who = t == null || t == thread ? "its thread" : "thread " + t.getName() + ", running it,";
         NcclException e = NcclException.of(Result.TIMEOUT, "stream " + thread.getName() + " finished no operation for "
-                        + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (its thread is at " + at[0] + ours + ")"),
+                        + stallNanos / 1_000_000 + " ms" + (at.length == 0 ? "" : " (" + who + " is at " + at[0] + ours + ")"),
                 "an operation is stuck outside nccl4j's own waits (a net plugin call?); abort the communicator; "
                         + "raise NCCL4J_OP_TIMEOUT_MS if single operations take longer");
-        if (running instanceof Launch l) {
+        Stalled l = running;
+        if (l != null) {
             l.stalled(e);
         }
         return e;
@@ -415,7 +432,12 @@ public final class HostStream implements Stream {
      * deadline plus {@link #GRACE_NANOS}): its communicator then fails, so that the launch's own
      * waits, which observe the abort flag, end, and a destroy can free what it held.
      */
-    public interface Launch extends Runnable {
+    public interface Launch extends Runnable, Stalled {
+    }
+
+    /** Hears that a wait gave up on a launch (see {@link Launch}). */
+    @FunctionalInterface
+    public interface Stalled {
         /** @param e the TIMEOUT the giving-up wait throws */
         void stalled(NcclException e);
     }

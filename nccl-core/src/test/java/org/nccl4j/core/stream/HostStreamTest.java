@@ -30,7 +30,13 @@ class HostStreamTest {
         HostStream s = new HostStream(OP_TIMEOUT_NANOS);
         try {
             AtomicReference<Thread> ran = new AtomicReference<>();
-            assertTrue(s.runIfIdle(() -> ran.set(Thread.currentThread())));
+            assertTrue(s.enterIfIdle(e -> { }));
+            try {
+                ran.set(Thread.currentThread());
+                assertFalse(s.query(), "counted as submitted while it runs");
+            } finally {
+                s.exitInline();
+            }
             assertSame(Thread.currentThread(), ran.get());
             assertTrue(s.query(), "counted as submitted and finished");
             s.synchronize();
@@ -52,15 +58,18 @@ class HostStreamTest {
                 order.add("queued");
             });
             assertTrue(started.await(10, TimeUnit.SECONDS));
-            assertFalse(s.runIfIdle(() -> order.add("inline")), "a launch is running");
+            assertFalse(s.enterIfIdle(e -> { }), "a launch is running");
             release.countDown();
             s.synchronize();
-            assertTrue(s.runIfIdle(() -> {
+            assertTrue(s.enterIfIdle(e -> { }));
+            try {
                 // Submitted from another thread while this one runs inline: it runs after it.
                 Thread other = Thread.ofPlatform().start(() -> s.submit(() -> order.add("submitted meanwhile")));
                 joinQuietly(other);
                 order.add("inline");
-            }));
+            } finally {
+                s.exitInline();
+            }
             s.synchronize();
             assertEquals(List.of("queued", "inline", "submitted meanwhile"), order);
         } finally {
@@ -111,6 +120,43 @@ class HostStreamTest {
             release.countDown();
             assertTrue(s.stop(5_000));
             assertFalse(ProcessResources.ncclThreads().contains(s.toString()));
+        });
+    }
+
+    @Test
+    void aStuckLaunchACallerRunsInlineHearsTheWaitThatGivesUp() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            HostStream s = new HostStream(OP_TIMEOUT_NANOS);
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch entered = new CountDownLatch(1);
+            List<NcclException> stalls = new CopyOnWriteArrayList<>();
+            Thread caller = Thread.ofPlatform().name("inline-caller").start(() -> {
+                if (s.enterIfIdle(stalls::add)) {
+                    try {
+                        entered.countDown();
+                        release.await(50, TimeUnit.SECONDS); // stands for a plugin call that never returns
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        s.exitInline();
+                    }
+                }
+            });
+            assertTrue(entered.await(10, TimeUnit.SECONDS));
+            long t0 = System.nanoTime();
+            NcclException sync = assertThrows(NcclException.class, s::synchronize);
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(Result.TIMEOUT, sync.result(), sync.getMessage());
+            long bound = (OP_TIMEOUT_NANOS + HostStream.GRACE_NANOS) / 1_000_000;
+            assertTrue(tookMs >= bound - 50 && tookMs < bound + 3_000, "synchronize gave up after " + tookMs + " ms");
+            assertEquals(List.of(sync), stalls, "the inline launch's listener hears it");
+            assertTrue(sync.getMessage().contains("thread " + caller.getName() + ", running it, is at")
+                    && sync.getMessage().contains("HostStreamTest"), "it shows where the caller is stuck: " + sync.getMessage());
+            release.countDown();
+            joinQuietly(caller);
+            assertTrue(s.query(), "its exit counts it finished");
+            s.synchronize();
+            assertTrue(s.stop(5_000));
         });
     }
 
