@@ -49,8 +49,9 @@ public final class HostCompletion implements Completion {
         }
         stream.handOff();
         // Its launch is among those submitted so far: the stream finishing them all completes it.
+        long since = System.nanoTime();
         while (!await(Duration.ofMillis(100))) {
-            if (!stream.awaitFinished(stream.submittedCount(), 0, true) && !future.isDone()) {
+            if (!stream.awaitFinished(stream.submittedCount(), 0, true, since) && !future.isDone()) {
                 throw stream.stalled();
             }
         }

@@ -65,8 +65,13 @@ public final class HostStream implements Stream {
     private volatile Stalled running;
     /** The thread running a launch now (the stream's, or a caller's), or {@code null}: a stall report shows where it is. */
     private volatile Thread runner;
-    /** When the last launch finished, or the first was submitted after an idle spell. */
+    /**
+     * When the last queued launch finished, or the first was submitted after an idle spell; or
+     * {@link #UNSTAMPED} since a caller began a launch inline, which reads no clock (a clock read
+     * is a good part of a small call): a wait then judges progress from its own start.
+     */
     private volatile long lastProgress = System.nanoTime();
+    private static final long UNSTAMPED = Long.MIN_VALUE;
 
     /**
      * Starts the stream's thread.
@@ -101,7 +106,7 @@ public final class HostStream implements Stream {
             // only briefly: one thread may be feeding several communicators whose kernels need
             // each other's next launch.
             // The stream thread is running them: helping would only make two threads take turns.
-            awaitFinished(n - LOW_WATER, THROTTLE_NANOS, false);
+            awaitFinished(n - LOW_WATER, THROTTLE_NANOS, false, System.nanoTime());
         }
     }
 
@@ -221,7 +226,7 @@ public final class HostStream implements Stream {
             exec.unlock();
             return false;
         }
-        lastProgress = System.nanoTime();
+        lastProgress = UNSTAMPED;
         submitted.incrementAndGet();
         running = onStall;
         runner = Thread.currentThread();
@@ -233,8 +238,6 @@ public final class HostStream implements Stream {
         running = null;
         runner = null;
         exec.unlock();
-        // The start was stamped: progress is judged from it while nothing else runs, and the
-        // next submit or queued launch stamps again (one clock read a call, not two).
         finished(false);
         handOff();
     }
@@ -287,7 +290,7 @@ public final class HostStream implements Stream {
     @Override
     public void synchronize() {
         long target = submitted.get();
-        if (!awaitFinished(target, Long.MAX_VALUE, true)) {
+        if (!awaitFinished(target, Long.MAX_VALUE, true, System.nanoTime())) {
             throw stalled();
         }
         NcclException e = error;
@@ -304,12 +307,13 @@ public final class HostStream implements Stream {
      * The stream thread unparks a waiter once its target is reached.
      *
      * @param runHere whether the caller runs queued launches itself
-     *
+     * @param since   when the caller began to wait (its stall bound counts from there at the
+     *                earliest, see {@link #lastProgress})
      * @return {@code false} if the stream stalled (see {@link #stalled()}) before the target;
      *         {@code true} once reached or when {@code maxNanos} ran out
      * @throws NcclException with INTERNAL_ERROR if the stream thread died
      */
-    boolean awaitFinished(long target, long maxNanos, boolean runHere) {
+    boolean awaitFinished(long target, long maxNanos, boolean runHere, long since) {
         Thread me = Thread.currentThread();
         waiters.put(me, target);
         long start = System.nanoTime();
@@ -324,7 +328,7 @@ public final class HostStream implements Stream {
                     continue;
                 }
                 long now = System.nanoTime();
-                if (now - lastProgress > stallNanos && finished.get() < target) {
+                if (now - progressSince(since) > stallNanos && finished.get() < target) {
                     return false;
                 }
                 long left = maxNanos - (now - start);
@@ -338,6 +342,12 @@ public final class HostStream implements Stream {
             waiters.remove(me);
             handOff();
         }
+    }
+
+    /** @return when progress was last seen: the stamp, or {@code since} for an unstamped inline launch */
+    private long progressSince(long since) {
+        long p = lastProgress;
+        return p == UNSTAMPED ? since : p;
     }
 
     /** @return INTERNAL_ERROR if the stream thread has ended while not closed (an Error), else {@code null} */
@@ -390,8 +400,9 @@ public final class HostStream implements Stream {
     public boolean stop() {
         closed = true;
         LockSupport.unpark(thread);
+        long start = System.nanoTime();
         while (thread.isAlive()) {
-            if (!query() && System.nanoTime() - lastProgress > stallNanos) {
+            if (!query() && System.nanoTime() - progressSince(start) > stallNanos) {
                 return Threads.join(thread, 1); // logs where the thread is stuck
             }
             try {
