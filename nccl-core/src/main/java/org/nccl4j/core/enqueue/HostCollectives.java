@@ -127,11 +127,10 @@ public final class HostCollectives implements DeviceCollectives {
      * @throws NcclException its failure, as an await of its completion would throw it
      */
     public void run(CollOp op, HostStream s) {
-        CollOp chosen = engine.choose(op);
         if (s.enterIfIdle(failOnStall)) {
             NcclException failure;
             try {
-                failure = launch(chosen, null, null, s);
+                failure = launch(op, null, null, s);
             } finally {
                 s.exitInline();
             }
@@ -141,7 +140,7 @@ public final class HostCollectives implements DeviceCollectives {
             return;
         }
         HostCompletion done = new HostCompletion(s);
-        s.submit(engineTask(List.of(chosen), List.of(), s, done));
+        s.submit(engineTask(List.of(op), List.of(), s, done));
         done.await();
     }
 

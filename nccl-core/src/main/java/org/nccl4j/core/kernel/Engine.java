@@ -290,7 +290,7 @@ public final class Engine implements AutoCloseable {
         lock.lock();
         try {
             for (CollOp op : colls) {
-                runCollective(choose(op));
+                run(op);
             }
             if (!p2ps.isEmpty()) {
                 runP2p(p2ps);
@@ -308,16 +308,26 @@ public final class Engine implements AutoCloseable {
     public void launch(CollOp op) {
         lock.lock();
         try {
-            runCollective(choose(op));
+            run(op);
         } finally {
             lock.unlock();
         }
     }
 
-    private void runCollective(CollOp op) {
-        if (op.algorithm() != Algorithm.RING && op.func() != CollOp.Func.ALL_REDUCE) {
+    /** Runs a collective with its own choice, or the chooser's (kept apart from the op: no copy of it per call). */
+    private void run(CollOp op) {
+        if (op.algorithm() != null && op.protocol() != null && op.nChannels() > 0) {
+            runCollective(op, op.algorithm(), op.protocol(), op.nChannels());
+        } else {
+            AlgoChooser.Choice c = chooser.choose(op, ctx.nranks());
+            runCollective(op, c.algorithm(), c.protocol(), c.nChannels());
+        }
+    }
+
+    private void runCollective(CollOp op, Algorithm algo, Protocol proto, int nChannels) {
+        if (algo != Algorithm.RING && op.func() != CollOp.Func.ALL_REDUCE) {
             throw NcclException.of(Result.INVALID_USAGE, op.func() + " cannot run with the "
-                    + op.algorithm().ncclName() + " algorithm", op.algorithm().ncclName()
+                    + algo.ncclName() + " algorithm", algo.ncclName()
                     + " runs AllReduce only; choose Ring for other collectives");
         }
         int n = ctx.nranks();
@@ -325,20 +335,20 @@ public final class Engine implements AutoCloseable {
             copyLocal(op);
             return;
         }
-        if (op.algorithm().recursive()) {
-            runRecursive(op);
+        if (algo.recursive()) {
+            runRecursive(op, algo, proto);
             return;
         }
-        int nc = op.nChannels() > 0 ? Math.min(op.nChannels(), channels.size()) : channels.size();
+        int nc = Math.min(nChannels, channels.size());
         if (nc == 1) {
-            runChannel(op, 0, 1);
+            runChannel(op, algo, proto, 0, 1);
             return;
         }
         // The first channel to fail is the cause: it is recorded before the abort it triggers,
         // so the other channels' "aborted" failures never win.
         AtomicReference<Throwable> first = new AtomicReference<>();
         try {
-            workers.run(nc, bid -> runChannelOrFail(op, bid, nc, first));
+            workers.run(nc, bid -> runChannelOrFail(op, algo, proto, bid, nc, first));
         } catch (RuntimeException e) {
             // recorded in first
         }
@@ -348,9 +358,10 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Runs one channel; a failure is recorded as the communicator's, which aborts the other channels and streams. */
-    private void runChannelOrFail(CollOp op, int bid, int nc, AtomicReference<Throwable> first) {
+    private void runChannelOrFail(CollOp op, Algorithm algo, Protocol proto, int bid, int nc,
+                                  AtomicReference<Throwable> first) {
         try {
-            runChannel(op, bid, nc);
+            runChannel(op, algo, proto, bid, nc);
         } catch (RuntimeException | Error e) {
             if (first.compareAndSet(null, e)) {
                 NcclException n = e instanceof NcclException x ? x
@@ -361,15 +372,14 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private void runChannel(CollOp op, int bid, int nc) {
+    private void runChannel(CollOp op, Algorithm algo, Protocol proto, int bid, int nc) {
         Channel ch = channels.get(bid);
-        Protocol proto = op.protocol();
         int ts = op.type().size();
         boolean bytes = op.func() == CollOp.Func.BROADCAST || op.func() == CollOp.Func.ALL_GATHER;
         Reducer reducer = bytes ? null : parts.reducer(op.type(), op.op());
         int unit = bytes ? 1 : ts;
         int stepBytes = ctx.buffs().stepSize(proto);
-        if (op.algorithm() == Algorithm.TREE) {
+        if (algo == Algorithm.TREE) {
             Prims up = new Prims(ch.downRecv, ch.upSend == null ? new Conn[0] : new Conn[] {ch.upSend}, reducer, ts,
                     waiter, proto, ch.staging);
             Prims down = new Prims(ch.upRecv == null ? new Conn[0] : new Conn[] {ch.upRecv}, ch.downSend, reducer, ts,
@@ -400,16 +410,16 @@ public final class Engine implements AutoCloseable {
      * An AllReduce by recursive doubling or halving and doubling, on the calling thread, over the
      * point-to-point connections to this rank's partners (made at init, {@link #connectRecursiveDoubling}).
      */
-    private void runRecursive(CollOp op) {
+    private void runRecursive(CollOp op, Algorithm algo, Protocol proto) {
         if (rdPlan == null) {
             throw NcclException.of(Result.INVALID_USAGE, "rank " + ctx.rank() + " of " + ctx.nranks()
                     + " has no recursive-doubling connections", "recursive doubling applies to 2 or 4-"
                     + AlgoChooser.MAX_RECDBL_RANKS + " ranks on a node (2-" + AlgoChooser.MAX_RECDBL_RANKS
                     + " across nodes, or named alone in NCCL_ALGO); choose Ring or Tree otherwise");
         }
-        Prims[] prims = parts.recursive(rdPlan, p2pRecv, p2pSend, op.type(), op.op(), op.protocol(), waiter,
+        Prims[] prims = parts.recursive(rdPlan, p2pRecv, p2pSend, op.type(), op.op(), proto, waiter,
                 channels.get(0).staging);
-        if (op.algorithm() == Algorithm.HALVING_DOUBLING) {
+        if (algo == Algorithm.HALVING_DOUBLING) {
             HalvingDoubling.allReduce(ctx.rank(), ctx.nranks(), rdPlan, prims, op.in(), op.out(), op.count(),
                     op.type().size());
         } else {
