@@ -272,7 +272,7 @@ public final class Engine implements AutoCloseable {
      * @return it, with the choice made
      */
     public CollOp choose(CollOp op) {
-        if (op.algorithm() != null && op.protocol() != null && op.nChannels() > 0) {
+        if (chosen(op)) {
             return op;
         }
         AlgoChooser.Choice c = chooser.choose(op, ctx.nranks());
@@ -316,12 +316,17 @@ public final class Engine implements AutoCloseable {
 
     /** Runs a collective with its own choice, or the chooser's (kept apart from the op: no copy of it per call). */
     private void run(CollOp op) {
-        if (op.algorithm() != null && op.protocol() != null && op.nChannels() > 0) {
+        if (chosen(op)) {
             runCollective(op, op.algorithm(), op.protocol(), op.nChannels());
         } else {
             AlgoChooser.Choice c = chooser.choose(op, ctx.nranks());
             runCollective(op, c.algorithm(), c.protocol(), c.nChannels());
         }
+    }
+
+    /** @return whether the op came with its algorithm, protocol and channels (a test's, a forced one) */
+    private static boolean chosen(CollOp op) {
+        return op.algorithm() != null && op.protocol() != null && op.nChannels() > 0;
     }
 
     private void runCollective(CollOp op, Algorithm algo, Protocol proto, int nChannels) {

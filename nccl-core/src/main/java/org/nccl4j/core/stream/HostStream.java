@@ -182,7 +182,7 @@ public final class HostStream implements Stream {
         } finally {
             exec.unlock();
             if (r != null) {
-                finished();
+                finished(true);
             }
         }
     }
@@ -268,11 +268,9 @@ public final class HostStream implements Stream {
     /**
      * Counts a launch finished, once {@link #exec} is free again (so that a waiter it releases
      * finds the stream idle), and wakes the waiters whose target it reaches.
+     *
+     * @param stamp whether to stamp {@link #lastProgress} (not for an inline launch: no clock read)
      */
-    private void finished() {
-        finished(true);
-    }
-
     private void finished(boolean stamp) {
         if (stamp) {
             lastProgress = System.nanoTime();
@@ -307,8 +305,8 @@ public final class HostStream implements Stream {
      * The stream thread unparks a waiter once its target is reached.
      *
      * @param runHere whether the caller runs queued launches itself
-     * @param since   when the caller began to wait (its stall bound counts from there at the
-     *                earliest, see {@link #lastProgress})
+     * @param since   when the caller began to wait: {@code maxNanos} counts from there, and so
+     *                does the stall bound at the earliest (see {@link #lastProgress})
      * @return {@code false} if the stream stalled (see {@link #stalled()}) before the target;
      *         {@code true} once reached or when {@code maxNanos} ran out
      * @throws NcclException with INTERNAL_ERROR if the stream thread died
@@ -316,7 +314,6 @@ public final class HostStream implements Stream {
     boolean awaitFinished(long target, long maxNanos, boolean runHere, long since) {
         Thread me = Thread.currentThread();
         waiters.put(me, target);
-        long start = System.nanoTime();
         try {
             while (finished.get() < target) {
                 NcclException dead = deathError();
@@ -331,7 +328,7 @@ public final class HostStream implements Stream {
                 if (now - progressSince(since) > stallNanos && finished.get() < target) {
                     return false;
                 }
-                long left = maxNanos - (now - start);
+                long left = maxNanos - (now - since);
                 if (left <= 0) {
                     return true;
                 }
