@@ -30,6 +30,13 @@ public final class Prims {
     private static final int REDUCE = 4;
     private static final int SRC = 8;
     private static final int DST = 16;
+    /** {@link #move}'s answer: where the bytes to send on are. */
+    private static final int NONE = 0;
+    private static final int OUT = 1;
+    private static final int SCRATCH = 2;
+    private static final int IN = 3;
+    private static final int RECEIVED = 4;
+
     /** Data of LL lines is read and written little-endian: {@code data1} holds the first 4 bytes. */
     private static final ValueLayout.OfLong DATA = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -127,13 +134,11 @@ public final class Prims {
         long done = 0;
         for (long k = 0; k < slices; k++) {
             long n = Math.min(sliceBytes, bytes - done);
-            MemorySegment in = src == null || n == 0 ? null : src.asSlice(sOff + done, n);
-            MemorySegment out = dst == null || n == 0 ? null : dst.asSlice(dOff + done, n);
             // One method per protocol: each is compiled on its own, small, when it gets hot.
             if (proto == Protocol.SIMPLE) {
-                simpleStep(mode, in, out, n, slices - k, applyPre, applyPost);
+                simpleStep(mode, src, sOff + done, dst, dOff + done, n, slices - k, applyPre, applyPost);
             } else {
-                lineStep(mode, in, out, n, slices - k, applyPre, applyPost);
+                lineStep(mode, src, sOff + done, dst, dOff + done, n, slices - k, applyPre, applyPost);
             }
             if ((mode & RECV) != 0) {
                 for (Conn c : recvs) {
@@ -147,8 +152,8 @@ public final class Prims {
     }
 
     /** One Simple step: the peers' slots are read and written in place, then a tail is published. */
-    private void simpleStep(int mode, MemorySegment in, MemorySegment out, long n, long remaining, boolean pre,
-                            boolean post) {
+    private void simpleStep(int mode, MemorySegment in, long inOff, MemorySegment out, long outOff, long n,
+                            long remaining, boolean pre, boolean post) {
         if ((mode & RECV) != 0) {
             for (Conn c : recvs) {
                 long s = c.step();
@@ -157,18 +162,25 @@ public final class Prims {
             }
         }
         MemorySegment scratch = null;
+        long scratchOff = 0;
         if ((mode & SEND) != 0) {
             awaitCredit();
-            scratch = sends.length > 0 ? simpleSlot(sends[0], n) : null;
+            if (sends.length > 0) {
+                scratch = sends[0].buff(proto);
+                scratchOff = sends[0].slotOffset(proto, sends[0].step());
+            }
         }
-        MemorySegment result = n > 0 ? move(mode, scratch, in, out, n / typeSize, pre, post) : null;
+        int moved = n > 0 ? move(mode, scratch, scratchOff, in, inOff, out, outOff, n / typeSize, pre, post) : NONE;
         if ((mode & SEND) != 0) {
+            MemorySegment result = segment(moved, scratch, in, out);
+            long resultOff = offset(moved, scratchOff, inOff, outOff);
             for (Conn c : sends) {
                 long s = c.step();
                 if (n > 0) {
-                    MemorySegment slot = simpleSlot(c, n);
-                    if (!same(result, slot)) {
-                        MemorySegment.copy(result, 0, slot, 0, n);
+                    MemorySegment slot = c.buff(proto);
+                    long slotOff = c.slotOffset(proto, s);
+                    if (!sameStart(result, resultOff, slot, slotOff)) {
+                        MemorySegment.copy(result, resultOff, slot, slotOff, n);
                     }
                 }
                 c.postSend(s, proto, (int) n);
@@ -179,8 +191,8 @@ public final class Prims {
     }
 
     /** One LL or LL128 step: received lines are decoded into staging, outgoing data encoded into lines. */
-    private void lineStep(int mode, MemorySegment in, MemorySegment out, long n, long remaining, boolean pre,
-                          boolean post) {
+    private void lineStep(int mode, MemorySegment in, long inOff, MemorySegment out, long outOff, long n,
+                          long remaining, boolean pre, boolean post) {
         if ((mode & RECV) != 0) {
             for (int i = 0; i < recvs.length; i++) {
                 receiveLines(i, n, remaining);
@@ -189,12 +201,14 @@ public final class Prims {
         MemorySegment scratch = null;
         if ((mode & SEND) != 0) {
             awaitCredit();
-            scratch = staging.send(stagingBytes).asSlice(0, n);
+            scratch = staging.send(stagingBytes);
         }
-        MemorySegment result = n > 0 ? move(mode, scratch, in, out, n / typeSize, pre, post) : null;
+        int moved = n > 0 ? move(mode, scratch, 0, in, inOff, out, outOff, n / typeSize, pre, post) : NONE;
         if ((mode & SEND) != 0) {
+            MemorySegment result = segment(moved, scratch, in, out);
+            long resultOff = offset(moved, 0, inOff, outOff);
             for (Conn c : sends) {
-                deliverLines(c, result, n);
+                deliverLines(c, result, resultOff, n);
             }
         }
     }
@@ -214,19 +228,19 @@ public final class Prims {
         }
     }
 
-    /** The first {@code n} bytes of a connection's current Simple slot. */
-    private static MemorySegment simpleSlot(Conn c, long n) {
-        return c.slot(Protocol.SIMPLE, c.step()).asSlice(0, n);
+    /**
+     * The memory holding the current step's data received from {@code recvs[i]}: its Simple
+     * slot's buffer, or the staging its lines were decoded into ({@link #receivedOffset} says
+     * where in it). Recomputed where needed rather than kept in an array: stores of the several
+     * segment classes into one would deoptimize the compiled kernel again and again.
+     */
+    private MemorySegment received(int i) {
+        return proto == Protocol.SIMPLE ? recvs[i].buff(proto) : staging.recv(i, stagingBytes);
     }
 
-    /**
-     * The {@code n} data bytes of the current step received from {@code recvs[i]}: its Simple
-     * slot, or the staging its lines were decoded into. Recomputed where needed rather than kept
-     * in an array: stores of the several segment classes into one would deoptimize the compiled
-     * kernel again and again.
-     */
-    private MemorySegment received(int i, long n) {
-        return proto == Protocol.SIMPLE ? simpleSlot(recvs[i], n) : staging.recv(i, stagingBytes).asSlice(0, n);
+    /** Where in {@link #received} the current step's data starts. */
+    private long receivedOffset(int i) {
+        return proto == Protocol.SIMPLE ? recvs[i].slotOffset(proto, recvs[i].step()) : 0;
     }
 
     /**
@@ -243,15 +257,16 @@ public final class Prims {
             waiter.await(c, s + 1, "data");
         }
         MemorySegment out = staging.recv(i, stagingBytes);
-        MemorySegment lines = c.slot(proto, s);
+        MemorySegment lines = c.buff(proto);
         boolean ll = proto == Protocol.LL;
+        long first = c.slotOffset(proto, s) / (ll ? LlLine.BYTES : Ll128Line.BYTES);
         long count = ll ? LlLine.lines(n) : Ll128Line.lines(n);
         long line = 0;
         int round = 0;
         long start = 0;
         while (line < count) {
-            boolean got = ll ? LlLine.read(lines, line, LlLine.flag(s), out, line * LlLine.DATA_BYTES)
-                    : Ll128Line.read(lines, line, Ll128Line.flag(s), out, line * Ll128Line.DATA_BYTES,
+            boolean got = ll ? LlLine.read(lines, first + line, LlLine.flag(s), out, line * LlLine.DATA_BYTES)
+                    : Ll128Line.read(lines, first + line, Ll128Line.flag(s), out, line * Ll128Line.DATA_BYTES,
                     Math.min(Ll128Line.DATA_BYTES, n - line * Ll128Line.DATA_BYTES));
             if (got) {
                 line++;
@@ -266,17 +281,18 @@ public final class Prims {
         }
     }
 
-    /** Posts the step's data to {@code c} as flagged lines. */
-    private void deliverLines(Conn c, MemorySegment data, long n) {
+    /** Posts the step's data ({@code n} bytes at {@code off} in {@code data}) to {@code c} as flagged lines. */
+    private void deliverLines(Conn c, MemorySegment data, long off, long n) {
         long s = c.step();
         c.postSend(s, proto, proto.wireBytes(n));
-        MemorySegment lines = c.slot(proto, s);
+        MemorySegment lines = c.buff(proto);
         if (proto == Protocol.LL) {
-            writeLl(lines, data, n, LlLine.flag(s));
+            writeLl(lines, c.slotOffset(proto, s) / LlLine.BYTES, data, off, n, LlLine.flag(s));
         } else {
             long flag = Ll128Line.flag(s);
-            for (long i = 0, off = 0; off < n; i++, off += Ll128Line.DATA_BYTES) {
-                Ll128Line.write(lines, i, data, off, Math.min(Ll128Line.DATA_BYTES, n - off), flag);
+            long first = c.slotOffset(proto, s) / Ll128Line.BYTES;
+            for (long i = 0, o = 0; o < n; i++, o += Ll128Line.DATA_BYTES) {
+                Ll128Line.write(lines, first + i, data, off + o, Math.min(Ll128Line.DATA_BYTES, n - o), flag);
             }
         }
         c.step(s + 1);
@@ -288,60 +304,91 @@ public final class Prims {
         }
     }
 
-    private static void writeLl(MemorySegment lines, MemorySegment data, long n, int flag) {
+    /** Writes {@code n} bytes at {@code off} in {@code data} as LL lines from line {@code first} on. */
+    private static void writeLl(MemorySegment lines, long first, MemorySegment data, long off, long n, int flag) {
         long full = n / LlLine.DATA_BYTES;
         for (long i = 0; i < full; i++) {
-            LlLine.write(lines, i, data.get(DATA, i * LlLine.DATA_BYTES), flag);
+            LlLine.write(lines, first + i, data.get(DATA, off + i * LlLine.DATA_BYTES), flag);
         }
         long rest = n - full * LlLine.DATA_BYTES;
         if (rest > 0) {
             long d = 0;
             for (int b = 0; b < rest; b++) {
-                d |= (data.get(ValueLayout.JAVA_BYTE, full * LlLine.DATA_BYTES + b) & 0xFFL) << (8 * b);
+                d |= (data.get(ValueLayout.JAVA_BYTE, off + full * LlLine.DATA_BYTES + b) & 0xFFL) << (8 * b);
             }
-            LlLine.write(lines, full, d, flag);
+            LlLine.write(lines, first + full, d, flag);
         }
     }
 
     /**
-     * Reduces or copies one slice.
+     * Reduces or copies one slice. Segments come with offsets, not as slices: a slice is an
+     * object, and a small call's steps would allocate several each.
      *
      * @param scratch where outgoing data is built when it lands nowhere else, or {@code null}
-     * @return the bytes to send on
+     * @return where the bytes to send on are: {@link #OUT}, {@link #SCRATCH}, {@link #IN} or
+     *     {@link #RECEIVED} (from the first peer)
      */
-    private MemorySegment move(int mode, MemorySegment scratch, MemorySegment in, MemorySegment out, long elems,
-                               boolean pre, boolean post) {
+    private int move(int mode, MemorySegment scratch, long scratchOff, MemorySegment in, long inOff,
+                     MemorySegment out, long outOff, long elems, boolean pre, boolean post) {
         if ((mode & REDUCE) != 0) {
             MemorySegment target = out != null ? out : scratch;
+            long targetOff = out != null ? outOff : scratchOff;
             MemorySegment operand = in;
+            long operandOff = inOff;
             if (pre) {
-                reducer.preOp(in, 0, target, 0, elems);
+                reducer.preOp(in, inOff, target, targetOff, elems);
                 operand = target;
+                operandOff = targetOff;
             }
             for (int i = 0; i < recvs.length; i++) {
-                reducer.reduce(received(i, elems * typeSize), 0, operand, 0, target, 0, elems);
+                reducer.reduce(received(i), receivedOffset(i), operand, operandOff, target, targetOff, elems);
                 operand = target;
+                operandOff = targetOff;
             }
             if (post) {
-                reducer.postOp(target, 0, elems);
+                reducer.postOp(target, targetOff, elems);
             }
-            return target;
+            return out != null ? OUT : SCRATCH;
         }
-        MemorySegment from = (mode & RECV) != 0 ? received(0, elems * typeSize) : in;
-        boolean ownInput = pre && (mode & RECV) == 0;
-        if (out != null && !same(from, out)) {
+        boolean recv = (mode & RECV) != 0;
+        MemorySegment from = recv ? received(0) : in;
+        long fromOff = recv ? receivedOffset(0) : inOff;
+        boolean ownInput = pre && !recv;
+        if (out != null && !sameStart(from, fromOff, out, outOff)) {
             if (ownInput) {
-                reducer.preOp(from, 0, out, 0, elems);
+                reducer.preOp(from, fromOff, out, outOff, elems);
             } else {
-                MemorySegment.copy(from, 0, out, 0, from.byteSize());
+                MemorySegment.copy(from, fromOff, out, outOff, elems * typeSize);
             }
-            return out;
+            return OUT;
         }
         if (ownInput && scratch != null) {
-            reducer.preOp(from, 0, scratch, 0, elems);
-            return scratch;
+            reducer.preOp(from, fromOff, scratch, scratchOff, elems);
+            return SCRATCH;
         }
-        return from;
+        return recv ? RECEIVED : IN;
+    }
+
+    /** The segment {@link #move}'s answer names ({@link #RECEIVED}: the first peer's). */
+    private MemorySegment segment(int moved, MemorySegment scratch, MemorySegment in, MemorySegment out) {
+        return switch (moved) {
+            case OUT -> out;
+            case SCRATCH -> scratch;
+            case IN -> in;
+            case RECEIVED -> received(0);
+            default -> null;
+        };
+    }
+
+    /** Where in {@link #segment} the bytes start. */
+    private long offset(int moved, long scratchOff, long inOff, long outOff) {
+        return switch (moved) {
+            case OUT -> outOff;
+            case SCRATCH -> scratchOff;
+            case IN -> inOff;
+            case RECEIVED -> receivedOffset(0);
+            default -> 0;
+        };
     }
 
     /** Whether two slices are the very same bytes (in-place operation). */
@@ -351,6 +398,11 @@ public final class Prims {
 
     /** Whether two segments start at the very same byte (an in-place operation's buffers). */
     static boolean sameStart(MemorySegment a, MemorySegment b) {
-        return a.address() == b.address() && a.heapBase().equals(b.heapBase());
+        return sameStart(a, 0, b, 0);
+    }
+
+    /** Whether byte {@code aOff} of {@code a} is byte {@code bOff} of {@code b}. */
+    private static boolean sameStart(MemorySegment a, long aOff, MemorySegment b, long bOff) {
+        return a.address() + aOff == b.address() + bOff && a.heapBase().equals(b.heapBase());
     }
 }

@@ -109,8 +109,17 @@ public final class Conn {
      * @return the slot of step {@code s} in that protocol's buffer
      */
     public MemorySegment slot(Protocol p, long s) {
-        int size = sizes.stepSize(p);
-        return buffs[p.code()].asSlice((s % ConnMem.STEPS) * size, size);
+        return buffs[p.code()].asSlice(slotOffset(p, s), sizes.stepSize(p));
+    }
+
+    /**
+     * @param p a protocol
+     * @param s a step
+     * @return where the slot of step {@code s} starts in {@link #buff(Protocol) that protocol's buffer}
+     *     (the kernels address slots this way: a slice per step is an allocation per step)
+     */
+    public long slotOffset(Protocol p, long s) {
+        return (s % ConnMem.STEPS) * sizes.stepSize(p);
     }
 
     /** @return the Simple buffer */
