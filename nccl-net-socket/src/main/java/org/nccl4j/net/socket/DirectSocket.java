@@ -13,16 +13,17 @@ import java.util.function.Consumer;
 import org.nccl4j.net.spi.NetException;
 
 /**
- * A comm's one TCP connection moved by the threads that call {@code isend}, {@code irecv} and
+ * A comm's control connection moved by the threads that call {@code isend}, {@code irecv} and
  * {@code test}, as NCCL's {@code ncclSocketTest} makes socket progress on the caller's thread,
  * instead of by a Netty event loop: a message then costs the proxy's own system calls and no
  * thread wake-up at either end (two wakes of a sleeping event loop per message were most of a
- * small message's time). Used for comms without data connections on the epoll transport: the
+ * small message's time). Used on the epoll transport, with or without data connections: the
  * channel is set up by Netty, then taken off its event loop and driven here through its file
  * descriptor, non-blocking.
  *
  * <p>The wire format is the one {@link SocketSendComm} documents: a little-endian 8-byte size,
- * then the payload. Messages complete in the order they were posted. All methods are
+ * then the payload, unless the message is striped over the comm's data connections (which stay
+ * on the event loops). Messages complete in the order they were posted. All methods are
  * thread-safe (one lock; in practice only the proxy thread calls them).
  */
 final class DirectSocket {
@@ -44,7 +45,10 @@ final class DirectSocket {
     private final MemorySegment iov = scratch.asSlice(16, 32);
     /** Bytes of the head send done, header included. */
     private long sendDone;
-    /** Bytes of the head receive done, header included, and its payload size once the header is in. */
+    /**
+     * Bytes of the head receive done, header included, and once the header is in the payload bytes
+     * that follow it on this connection (none for a striped message).
+     */
     private long recvDone;
     private long recvSize;
     /** Bytes Netty had read ahead before the hand-over; they come before the socket's. */
@@ -97,11 +101,14 @@ final class DirectSocket {
         for (SocketRequest r; (r = sends.peekFirst()) != null; ) {
             MemorySegment data = r.data();
             long size = data.byteSize();
-            long total = SocketComm.HEADER_SIZE + size;
+            // A striped message's payload goes on the data connections: only its header here.
+            long payload = r.striped() ? 0 : size;
+            long total = SocketComm.HEADER_SIZE + payload;
             long n;
             if (sendDone == 0) {
                 sendHeader.set(SIZE_LE, 0, size);
-                n = size > 0 && data.isNative() ? writeHeaderAndPayload(data) : write(sendHeader, 0, SocketComm.HEADER_SIZE);
+                n = payload > 0 && data.isNative() ? writeHeaderAndPayload(data)
+                        : write(sendHeader, 0, SocketComm.HEADER_SIZE);
             } else if (sendDone < SocketComm.HEADER_SIZE) {
                 n = write(sendHeader, sendDone, (int) (SocketComm.HEADER_SIZE - sendDone));
             } else {
@@ -149,6 +156,11 @@ final class DirectSocket {
                             + recvSize + " bytes instead of " + r.data().byteSize() + " from peer " + peer);
                 }
                 r.size(recvSize);
+                if (((SocketRecvComm) r.comm).striped(recvSize)) {
+                    // Its payload comes on the data connections; none follows here.
+                    ((SocketRecvComm) r.comm).expectPieces(r, recvSize);
+                    recvSize = 0;
+                }
             }
             if (recvDone >= SocketComm.HEADER_SIZE && recvDone == SocketComm.HEADER_SIZE + recvSize) {
                 receives.pollFirst();

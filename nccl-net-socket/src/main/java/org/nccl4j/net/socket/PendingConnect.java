@@ -58,7 +58,7 @@ final class PendingConnect {
      * @param transport which Netty channels to use
      * @param loops     the event loops, control connection first, then data connection {@code i} at {@code i + 1}
      * @param direct    whether the control connection is handed to the calling threads ({@link DirectSocket})
-     *                  once introduced (only without data connections)
+     *                  once introduced (data connections stay on their event loops)
      * @param auth      the authentication, or {@code null}: with it each connection waits for the
      *                  listener's challenge and sends the answer after its handshake
      * @return the attempt
@@ -115,9 +115,9 @@ final class PendingConnect {
                     fail(connected.cause());
                 }
             } else if (challenge == null) {
-                introduce(cf.channel(), Unpooled.wrappedBuffer(hs));
+                introduce(cf.channel(), index == nSocks, Unpooled.wrappedBuffer(hs));
             } else {
-                challenge.then(c -> introduce(cf.channel(), Unpooled.wrappedBuffer(hs,
+                challenge.then(c -> introduce(cf.channel(), index == nSocks, Unpooled.wrappedBuffer(hs,
                         auth.answer(Handshake.AUTH_PURPOSE, c, hs))));
             }
         });
@@ -129,11 +129,11 @@ final class PendingConnect {
     }
 
     /** Writes a connection's handshake (and answer); on the channel's event loop. */
-    private void introduce(Channel ch, ByteBuf handshake) {
+    private void introduce(Channel ch, boolean control, ByteBuf handshake) {
         ch.writeAndFlush(handshake).addListener(written -> {
             if (!written.isSuccess()) {
                 fail(written.cause());
-            } else if (direct) {
+            } else if (direct && control) {
                 DirectSocket.handOver(ch, this::introduced);
             } else {
                 ready.incrementAndGet();

@@ -56,6 +56,21 @@ abstract sealed class SocketComm permits SocketSendComm, SocketRecvComm {
     }
 
     /**
+     * Whether a message's payload goes over the data connections, cut into pieces: only when it
+     * makes two pieces or more ({@code 2 * MIN_CHUNKSIZE} bytes). A smaller one would be one
+     * piece on one data connection, which gains nothing over the control connection but a hand-off
+     * to another thread (NCCL's helper thread), so it goes on the control connection, after its
+     * header, which the proxy moves itself ({@link DirectSocket}). Both ends decide by the size
+     * alone.
+     *
+     * @param size the message size
+     * @return whether its payload is cut into pieces on the data connections
+     */
+    boolean striped(long size) {
+        return data.length > 0 && size >= 2 * MIN_CHUNKSIZE;
+    }
+
+    /**
      * The size of each payload piece ({@code max(MIN_CHUNKSIZE, ceil(size / nSocks))}).
      *
      * @param size   the message size

@@ -129,8 +129,11 @@ final class SocketListenComm implements ListenComm {
             log.log(NetLogger.WARN, NetLogger.NET, "NET/Socket : dropping connection from " + peer + ": " + refusal);
             ch.close();
         } else if (complete != null && direct) {
+            // The control connection (last by index) may have arrived before this one.
             Arrival a = complete;
-            DirectSocket.handOver(ch, err -> handedOver(a, ch, stream, peer, err));
+            Channel control = a.channels[nSocks];
+            InboundStream controlStream = a.streams[nSocks];
+            DirectSocket.handOver(control, err -> handedOver(a, control, controlStream, peer, err));
         } else if (complete != null) {
             ready(complete, ch);
         }

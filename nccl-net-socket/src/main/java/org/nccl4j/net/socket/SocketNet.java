@@ -252,7 +252,7 @@ public final class SocketNet implements Net {
                     + SocketHandle.SIZE + " bytes");
         }
         SocketTuning t = tuning[dev];
-        SocketListenComm comm = new SocketListenComm(t.nSocks(), direct(t.nSocks()), log, auth);
+        SocketListenComm comm = new SocketListenComm(t.nSocks(), direct(), log, auth);
         ChannelFuture bound = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, BACKLOG)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -286,7 +286,7 @@ public final class SocketNet implements Net {
         SocketHandle h = SocketHandle.parse(handle);
         String key = dev + "/" + HexFormat.of().formatHex(handle, 0, SocketHandle.SIZE);
         PendingConnect attempt = pending.computeIfAbsent(key, k -> PendingConnect.start(h, transport, loopsFor(h),
-                direct(h.nSocks()), auth));
+                direct(), auth));
         try {
             SocketSendComm comm = attempt.poll();
             if (comm != null) {
@@ -302,12 +302,12 @@ public final class SocketNet implements Net {
 
     /**
      * Whether a comm's control connection is driven by the threads that call {@code isend},
-     * {@code irecv} and {@code test} ({@link DirectSocket}): when it carries everything (no data
-     * connections) and the epoll transport exposes its descriptor. Each end decides alone; the
-     * bytes on the wire are the same.
+     * {@code irecv} and {@code test} ({@link DirectSocket}): where the epoll transport exposes its
+     * descriptor. Data connections stay on the event loops (their pieces move in parallel). Each
+     * end decides alone; the bytes on the wire are the same.
      */
-    private boolean direct(int nSocks) {
-        return nSocks == 0 && transport == NettyTransport.EPOLL;
+    private boolean direct() {
+        return transport == NettyTransport.EPOLL;
     }
 
     /** Control connection on the next loop; data connection i on the {@code i % nThreads}-th loop after it. */

@@ -9,8 +9,9 @@ import org.nccl4j.net.spi.RecvComm;
 /**
  * The receiving end of a Socket connection. A posted receive first waits for its message's
  * size header on the control connection; the header then places the payload: on the control
- * connection right after the header, or as pieces on the data connections in the same
- * round-robin order the sender used. Payload lands in the caller's buffer.
+ * connection right after the header, or, for a {@link SocketComm#striped striped} message, as
+ * pieces on the data connections in the same round-robin order the sender used. Payload lands in
+ * the caller's buffer.
  */
 final class SocketRecvComm extends SocketComm implements RecvComm {
     private final InboundStream controlStream;
@@ -61,18 +62,30 @@ final class SocketRecvComm extends SocketComm implements RecvComm {
             return;
         }
         r.size(size);
-        if (size > 0 && nSocks() == 0) {
+        if (striped(size)) {
+            expectPieces(r, size);
+        } else if (size > 0) {
             r.addParts(1);
             controlStream.expectFirst(new Sink(buffer.asSlice(0, size), r.partListener));
-        } else if (size > 0) {
-            long taskSize = taskSize(size, nSocks());
-            for (long off = 0; off < size; off += taskSize) {
-                MemorySegment piece = buffer.asSlice(off, Math.min(taskSize, size - off));
-                r.addParts(1);
-                dataStreams[nextDataSocket()].expect(new Sink(piece, r.partListener));
-            }
         }
         // The guard part taken at claim time stands for the header.
         r.partDone();
+    }
+
+    /**
+     * Places a striped message's payload: its pieces on the data connections, in the sender's
+     * order, each a part of the request. Before the header's part is done (it may be the last).
+     *
+     * @param r    the receive
+     * @param size the message size, from its header
+     */
+    void expectPieces(SocketRequest r, long size) {
+        MemorySegment buffer = r.data();
+        long taskSize = taskSize(size, nSocks());
+        for (long off = 0; off < size; off += taskSize) {
+            MemorySegment piece = buffer.asSlice(off, Math.min(taskSize, size - off));
+            r.addParts(1);
+            dataStreams[nextDataSocket()].expect(new Sink(piece, r.partListener));
+        }
     }
 }

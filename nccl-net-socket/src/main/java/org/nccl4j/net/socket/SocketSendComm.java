@@ -10,9 +10,9 @@ import org.nccl4j.net.spi.SendComm;
 
 /**
  * The sending end of a Socket connection. A message is its 8-byte little-endian size on the
- * control connection, then its bytes: on the control connection too when there are no data
- * connections, otherwise cut into pieces dealt round-robin over the data connections. The
- * pieces are the caller's memory wrapped, not copied.
+ * control connection, then its bytes: on the control connection too unless the message is
+ * {@link SocketComm#striped striped}, then cut into pieces dealt round-robin over the data
+ * connections. The pieces are the caller's memory wrapped, not copied.
  */
 final class SocketSendComm extends SocketComm implements SendComm {
     /** Largest single write (a ByteBuf holds at most 2 GiB). */
@@ -32,18 +32,10 @@ final class SocketSendComm extends SocketComm implements SendComm {
     SocketRequest send(MemorySegment segment) throws NetException {
         SocketRequest r = acquire(segment);
         long size = segment.byteSize();
-        if (direct != null) {
-            direct.send(r);
-            progressDirect();
-            return r;
-        }
-        if (nSocks() == 0) {
-            r.addParts(pieces(size));
-            // One event-loop task per message: header and payload go out in a single flush.
-            control.eventLoop().execute(() -> writeAll(control, segment, r, true));
-        } else {
-            r.addParts(1);
-            control.writeAndFlush(header(control, size)).addListener(r.writeListener);
+        boolean striped = striped(size);
+        r.striped(striped);
+        if (striped) {
+            // Before the header: a direct control connection completes the request's guard part.
             long taskSize = taskSize(size, nSocks());
             for (long off = 0; off < size; off += taskSize) {
                 MemorySegment piece = segment.asSlice(off, Math.min(taskSize, size - off));
@@ -51,6 +43,19 @@ final class SocketSendComm extends SocketComm implements SendComm {
                 r.addParts(pieces(piece.byteSize()));
                 ch.eventLoop().execute(() -> writeAll(ch, piece, r, false));
             }
+        }
+        if (direct != null) {
+            direct.send(r);
+            progressDirect();
+            return r;
+        }
+        if (striped) {
+            r.addParts(1);
+            control.writeAndFlush(header(control, size)).addListener(r.writeListener);
+        } else {
+            r.addParts(pieces(size));
+            // One event-loop task per message: header and payload go out in a single flush.
+            control.eventLoop().execute(() -> writeAll(control, segment, r, true));
         }
         r.partDone();
         return r;

@@ -38,10 +38,10 @@ record SocketTuning(int nThreads, int nSocksPerThread) {
      * {@code nThreads} is capped at {@value #MAX_THREADS}, and the product at
      * {@value #MAX_SOCKETS} by lowering the per-thread count.
      *
-     * <p>NCCL's 0 × 1 for ordinary NICs is kept on measurement (module README): on loopback it
-     * beats split messages for every size nccl4j's proxy sends by default (at most a 512 KiB
-     * step) and loses only for multi-MiB messages, where {@code NCCL_SOCKET_NTHREADS=2
-     * NCCL_NSOCKS_PERTHREAD=4} roughly doubles throughput.
+     * <p>NCCL's 0 × 1 for ordinary NICs is kept on measurement (module README): data sockets
+     * carry only messages of 128 KiB or more ({@link SocketComm#striped}), which they speed up
+     * 1.5-2x from a few MiB where cores are to spare (16), but on 2 cores their event loops cost
+     * more than they bring at every size.
      *
      * @param nThreadsParam        {@code NCCL_SOCKET_NTHREADS}, or {@link #AUTO}
      * @param nSocksPerThreadParam {@code NCCL_NSOCKS_PERTHREAD}, or {@link #AUTO}
