@@ -340,24 +340,15 @@ public final class Prims {
                 operand = target;
                 operandOff = targetOff;
             }
-            // Simple's scratch is the first send slot: the last reduction writes the output and it
-            // in one pass (NCCL's recvReduceCopySend), unless a post-op comes after it.
-            boolean both = proto == Protocol.SIMPLE && out != null && scratch != null && !post;
-            int last = recvs.length - 1;
-            for (int i = 0; i <= last; i++) {
-                if (both && i == last) {
-                    reducer.reduce(received(i), receivedOffset(i), operand, operandOff, target, targetOff, scratch,
-                            scratchOff, elems);
-                } else {
-                    reducer.reduce(received(i), receivedOffset(i), operand, operandOff, target, targetOff, elems);
-                }
+            for (int i = 0; i < recvs.length; i++) {
+                reducer.reduce(received(i), receivedOffset(i), operand, operandOff, target, targetOff, elems);
                 operand = target;
                 operandOff = targetOff;
             }
             if (post) {
                 reducer.postOp(target, targetOff, elems);
             }
-            return out != null && !both ? OUT : SCRATCH;
+            return out != null ? OUT : SCRATCH;
         }
         boolean recv = (mode & RECV) != 0;
         MemorySegment from = recv ? received(0) : in;

@@ -69,19 +69,10 @@ abstract class BaseReducer implements Reducer {
 
     @Override
     public final void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
-        reduce(a, aOff, b, bOff, d, dOff, null, 0, n);
-    }
-
-    @Override
-    public final void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
-                             MemorySegment d2, long d2Off, long n) {
         long bytes = bytes(n);
         checkRange(a, aOff, bytes);
         checkRange(b, bOff, bytes);
         checkRange(d, dOff, bytes);
-        if (d2 != null) {
-            checkRange(d2, d2Off, bytes);
-        }
         Object[] s = chunks.get();
         Object x = s[0];
         Object y = s[1];
@@ -91,11 +82,7 @@ abstract class BaseReducer implements Reducer {
             long o = done * layout.byteSize();
             MemorySegment.copy(a, layout, aOff + o, x, 0, k);
             MemorySegment.copy(b, layout, bOff + o, y, 0, k);
-            Object r = combine(x, y, spare, k);
-            MemorySegment.copy(r, 0, d, layout, dOff + o, k);
-            if (d2 != null) {
-                MemorySegment.copy(r, 0, d2, layout, d2Off + o, k);
-            }
+            MemorySegment.copy(combine(x, y, spare, k), 0, d, layout, dOff + o, k);
             done += k;
         }
     }

@@ -39,27 +39,6 @@ public interface Reducer {
     void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment dst, long dOff, long n);
 
     /**
-     * Computes {@code dst[i] = dst2[i] = a[i] OP b[i]}: the same result in two places from one
-     * pass over the operands, as NCCL's {@code recvReduceCopySend} writes its output and the next
-     * peer's slot at once (a second pass would read the output back). {@code dst} may be the
-     * operands' range as in {@link #reduce(MemorySegment, long, MemorySegment, long, MemorySegment,
-     * long, long)}; {@code dst2} must overlap none of them.
-     *
-     * @param a first operand segment
-     * @param aOff byte offset of the first element in {@code a}
-     * @param b second operand segment
-     * @param bOff byte offset of the first element in {@code b}
-     * @param dst result segment
-     * @param dOff byte offset of the first element in {@code dst}
-     * @param dst2 second result segment
-     * @param d2Off byte offset of the first element in {@code dst2}
-     * @param n number of elements, at least 0
-     * @throws IndexOutOfBoundsException if a range lies outside its segment
-     */
-    void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment dst, long dOff, MemorySegment dst2,
-                long d2Off, long n);
-
-    /**
      * @return whether data taken from a rank's own input must go through {@link #preOp} before
      *     it enters the reduction (NCCL's pre-op, e.g. AVG's pre-multiply for floating types)
      */
