@@ -199,6 +199,7 @@ public final class Engine implements AutoCloseable {
         Set<Conn> all = Collections.newSetFromMap(new IdentityHashMap<>());
         all.addAll(conns.sends().values());
         all.addAll(conns.recvs().values());
+        KernelClasses.load();
         Engine engine = new Engine(ctx, setup, bootstrap, List.copyOf(channels), all, chooser, waiter, connectTimeoutMs,
                 failure);
         if (chooser.mayChooseRecursiveDoubling(ctx.nranks())) {
