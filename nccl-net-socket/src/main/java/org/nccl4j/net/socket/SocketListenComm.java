@@ -145,7 +145,7 @@ final class SocketListenComm implements ListenComm {
         if (err != null) {
             log.log(NetLogger.WARN, NetLogger.NET, "NET/Socket : dropping connection from " + peer
                     + ": taking it off its event loop failed: " + err);
-            ch.close();
+            collect(a, new ArrayList<>()).forEach(Channel::close); // its data connections too
             return;
         }
         a.direct = new DirectSocket(DirectSocket.descriptor(ch), peer, readAhead);
