@@ -286,11 +286,12 @@ public final class Prims {
         long s = c.step();
         c.postSend(s, proto, proto.wireBytes(n));
         MemorySegment lines = c.buff(proto);
+        long slotOff = c.slotOffset(proto, s);
         if (proto == Protocol.LL) {
-            writeLl(lines, c.slotOffset(proto, s) / LlLine.BYTES, data, off, n, LlLine.flag(s));
+            writeLl(lines, slotOff / LlLine.BYTES, data, off, n, LlLine.flag(s));
         } else {
             long flag = Ll128Line.flag(s);
-            long first = c.slotOffset(proto, s) / Ll128Line.BYTES;
+            long first = slotOff / Ll128Line.BYTES;
             for (long i = 0, o = 0; o < n; i++, o += Ll128Line.DATA_BYTES) {
                 Ll128Line.write(lines, first + i, data, off + o, Math.min(Ll128Line.DATA_BYTES, n - o), flag);
             }

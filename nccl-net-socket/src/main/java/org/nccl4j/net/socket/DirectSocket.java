@@ -102,7 +102,7 @@ final class DirectSocket {
             MemorySegment data = r.data();
             long size = data.byteSize();
             // A striped message's payload goes on the data connections: only its header here.
-            long payload = r.striped() ? 0 : size;
+            long payload = r.comm.striped(size) ? 0 : size;
             long total = SocketComm.HEADER_SIZE + payload;
             long n;
             if (sendDone == 0) {

@@ -35,8 +35,6 @@ final class SocketRequest implements Request {
     final Sink.Listener partListener;
     private MemorySegment data;
     private volatile long size;
-    /** Whether the payload travels on the data connections, not after the header ({@link SocketComm#striped}). */
-    private volatile boolean striped;
 
     SocketRequest(SocketComm comm) {
         this.comm = comm;
@@ -67,7 +65,6 @@ final class SocketRequest implements Request {
         }
         data = segment;
         size = segment.byteSize();
-        striped = false;
         error.set(null);
         // One guard part, dropped by post(), so completions cannot finish the request mid-posting.
         parts.set(1);
@@ -84,14 +81,6 @@ final class SocketRequest implements Request {
 
     void size(long value) {
         size = value;
-    }
-
-    boolean striped() {
-        return striped;
-    }
-
-    void striped(boolean value) {
-        striped = value;
     }
 
     int state() {

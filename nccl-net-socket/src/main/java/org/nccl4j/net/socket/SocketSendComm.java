@@ -33,7 +33,6 @@ final class SocketSendComm extends SocketComm implements SendComm {
         SocketRequest r = acquire(segment);
         long size = segment.byteSize();
         boolean striped = striped(size);
-        r.striped(striped);
         if (striped) {
             // Before the header: a direct control connection completes the request's guard part.
             long taskSize = taskSize(size, nSocks());
