@@ -11,10 +11,13 @@ module org.nccl4j.core {
     // logs through NCCL's debug log; its plans name the connector protocols (proto), whose line
     // layouts a backend's kernels write (device.kernel: the kernels' names, shared by the CUDA
     // and HIP backends, and an ELF symbol reader); its SHM connections live in /dev/shm segments
-    // (shm); its NET connections are the engine's, in memory it allocates, laid out as conn says. The rest is
-    // the engine's own; the examples CLI and the benchmarks reach it on the class path.
+    // (shm); its NET connections are the engine's, in memory it allocates, laid out as conn says.
+    // The GPU backends share one engine over a runtime interface (device.gpu, device.gpu.engine).
+    // The rest is the engine's own; the examples CLI and the benchmarks reach it on the class path.
     exports org.nccl4j.core.device;
     exports org.nccl4j.core.device.kernel;
+    exports org.nccl4j.core.device.gpu;
+    exports org.nccl4j.core.device.gpu.engine;
     exports org.nccl4j.core.param;
     exports org.nccl4j.core.proto;
     exports org.nccl4j.core.debug;

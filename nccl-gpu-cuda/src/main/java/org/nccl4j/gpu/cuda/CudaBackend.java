@@ -14,7 +14,7 @@ import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceMemory;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.Device;
-import org.nccl4j.gpu.cuda.engine.CudaCollectives;
+import org.nccl4j.core.device.gpu.engine.GpuCollectives;
 import org.nccl4j.gpu.cuda.fatbin.FatbinResource;
 import org.nccl4j.gpu.cuda.driver.CudaContext;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
@@ -22,7 +22,7 @@ import org.nccl4j.gpu.cuda.driver.CudaDriver;
 /**
  * The CUDA backend: a rank's device is a CUDA device of this host, identified by its PCI bus id
  * as NCCL identifies GPUs, and its collectives are nccl4j's kernels on that GPU
- * ({@link CudaCollectives}).
+ * ({@link GpuCollectives}).
  *
  * <p>Device choice: {@code NCCL4J_CUDA_DEVICE} pins the ordinal; unset, the ranks opened in this
  * process take ordinals 0, 1, 2, ... modulo the device count. Two ranks of one GPU are refused
@@ -101,7 +101,7 @@ public final class CudaBackend implements DeviceBackend {
     @Override
     public DeviceCollectives connect(DeviceCommContext ctx) {
         LocalDevice d = ctx.device();
-        return CudaCollectives.connect(driver.primaryContext(d.index()), new Device(NAME, d.index(), d.busIdText()), ctx,
+        return GpuCollectives.connect(driver.primaryContext(d.index()), new Device(NAME, d.index(), d.busIdText()), ctx,
                 FatbinResource.bytes(), driver::primaryContext);
     }
 

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.bytedeco.cuda.global.cudart;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /** Device choice and bus ids, which need no GPU. */
 class CudaBackendTest {
@@ -39,5 +41,11 @@ class CudaBackendTest {
         assertEquals("NCCL4J_CUDA_DEVICE=4 is not a CUDA device of this process: it sees 4 (0..3)", e.detail());
         NcclException negative = assertThrows(NcclException.class, () -> CudaBackend.pinned(-2, 1));
         assertTrue(negative.detail().startsWith("NCCL4J_CUDA_DEVICE=-2 is not a CUDA device"), negative.detail());
+    }
+
+    @Test
+    void anIpcHandleIsAsLongAsCudasOwn() {
+        // The engine sizes its connection descriptors by GpuRuntime's constant; CUDA's header says 64.
+        assertEquals(cudart.CU_IPC_HANDLE_SIZE, GpuRuntime.IPC_HANDLE_BYTES);
     }
 }

@@ -43,6 +43,8 @@ import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.device.gpu.GpuPointer;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * A device's primary context (from {@link CudaDriver#primaryContext}) and the driver calls made
@@ -58,9 +60,7 @@ import org.nccl4j.Result;
  * naming the call, its arguments and the driver's error; bad arguments throw
  * {@link Result#INVALID_ARGUMENT}.
  */
-public final class CudaContext {
-    /** The size of a {@code CUipcMemHandle}. */
-    public static final int IPC_HANDLE_BYTES = cudart.CU_IPC_HANDLE_SIZE;
+public final class CudaContext implements GpuRuntime {
 
     private final int device;
     private final int cuDevice;
@@ -75,6 +75,7 @@ public final class CudaContext {
     }
 
     /** @return the device ordinal */
+    @Override
     public int device() {
         return device;
     }
@@ -102,6 +103,7 @@ public final class CudaContext {
      * @param bytes how much, at least 1
      * @return the device pointer
      */
+    @Override
     public long memAlloc(long bytes) {
         positive(bytes, "bytes");
         CallFrame f = enter();
@@ -113,6 +115,7 @@ public final class CudaContext {
     }
 
     /** @param dptr a pointer from {@link #memAlloc} */
+    @Override
     public void memFree(long dptr) {
         enter();
         int rc = cuMemFree(dptr);
@@ -129,6 +132,7 @@ public final class CudaContext {
      * @param bytes  how many
      * @param stream the stream
      */
+    @Override
     public void memsetD8(long dptr, int value, long bytes, long stream) {
         CallFrame f = enter();
         int rc = cuMemsetD8Async(dptr, (byte) value, bytes, f.stream.at(stream));
@@ -147,6 +151,7 @@ public final class CudaContext {
      * @param bytes       how many
      * @param stream      0, or the stream to queue it on
      */
+    @Override
     public void copyHtoD(long dptr, long hostAddress, long bytes, long stream) {
         CallFrame f = enter();
         int rc = stream == 0 ? cuMemcpyHtoD(dptr, f.host.at(hostAddress), bytes)
@@ -172,6 +177,7 @@ public final class CudaContext {
      * @param bytes       how many
      * @param stream      0, or the stream to queue it on
      */
+    @Override
     public void copyDtoH(long hostAddress, long dptr, long bytes, long stream) {
         CallFrame f = enter();
         int rc = stream == 0 ? cuMemcpyDtoH(f.host.at(hostAddress), dptr, bytes)
@@ -189,6 +195,7 @@ public final class CudaContext {
      * @param bytes  how many
      * @param stream 0, or the stream to queue it on
      */
+    @Override
     public void copyDtoD(long dst, long src, long bytes, long stream) {
         CallFrame f = enter();
         int rc = stream == 0 ? cuMemcpyDtoD(dst, src, bytes) : cuMemcpyDtoDAsync(dst, src, bytes, f.stream.at(stream));
@@ -210,6 +217,7 @@ public final class CudaContext {
      * @param bytes how much, at least 1
      * @return its host address
      */
+    @Override
     public long hostAllocMapped(long bytes) {
         positive(bytes, "bytes");
         CallFrame f = enter();
@@ -226,6 +234,7 @@ public final class CudaContext {
      * @param hostAddress memory from {@link #hostAllocMapped} or {@link #hostRegister}
      * @return the address at which this context's device sees it
      */
+    @Override
     public long devicePointerOf(long hostAddress) {
         CallFrame f = enter();
         int rc = cuMemHostGetDevicePointer(f.longOut, f.host.at(hostAddress), 0);
@@ -243,6 +252,7 @@ public final class CudaContext {
      * @param hostAddress where it starts, page aligned
      * @param bytes       how much, at least 1
      */
+    @Override
     public void hostRegister(long hostAddress, long bytes) {
         positive(bytes, "bytes");
         CallFrame f = enter();
@@ -255,6 +265,7 @@ public final class CudaContext {
     }
 
     /** @param hostAddress memory given to {@link #hostRegister} */
+    @Override
     public void hostUnregister(long hostAddress) {
         CallFrame f = enter();
         int rc = cuMemHostUnregister(f.host.at(hostAddress));
@@ -264,6 +275,7 @@ public final class CudaContext {
     }
 
     /** @param hostAddress memory from {@link #hostAllocMapped} */
+    @Override
     public void freeHost(long hostAddress) {
         CallFrame f = enter();
         int rc = cuMemFreeHost(f.host.at(hostAddress));
@@ -276,7 +288,8 @@ public final class CudaContext {
      * @param address any address
      * @return what CUDA knows of it; memory type 0 when it is not CUDA's
      */
-    public PointerInfo pointerInfo(long address) {
+    @Override
+    public GpuPointer pointerInfo(long address) {
         CallFrame f = enter();
         f.clearAttributes();
         int rc = cuPointerGetAttributes(CallFrame.POINTER_ATTRIBUTES.length, f.attributeIds, f.attributeSlots, address);
@@ -285,12 +298,13 @@ public final class CudaContext {
                     + Long.toHexString(address) + ")");
         }
         int type = f.attribute(0);
-        return new PointerInfo(type, type == 0 ? -1 : f.attribute(1), f.attribute(2) != 0);
+        return new GpuPointer(type, type == 0 ? -1 : f.attribute(1), f.attribute(2) != 0);
     }
 
     // Streams and events.
 
     /** @return a new stream that does not synchronise with stream 0 ({@code CU_STREAM_NON_BLOCKING}) */
+    @Override
     public long streamCreate() {
         CallFrame f = enter();
         int rc = cuStreamCreate(f.stream.at(0), cudart.CU_STREAM_NON_BLOCKING);
@@ -301,6 +315,7 @@ public final class CudaContext {
     }
 
     /** @param stream a stream from {@link #streamCreate} */
+    @Override
     public void streamDestroy(long stream) {
         CallFrame f = enter();
         int rc = cuStreamDestroy(f.stream.at(stream));
@@ -310,6 +325,7 @@ public final class CudaContext {
     }
 
     /** @param stream waits until all its work is done */
+    @Override
     public void streamSynchronize(long stream) {
         CallFrame f = enter();
         int rc = cuStreamSynchronize(f.stream.at(stream));
@@ -322,6 +338,7 @@ public final class CudaContext {
      * @param stream a stream
      * @return whether all its work is done
      */
+    @Override
     public boolean streamQuery(long stream) {
         CallFrame f = enter();
         int rc = cuStreamQuery(f.stream.at(stream));
@@ -337,6 +354,7 @@ public final class CudaContext {
      * @param stream the waiting stream
      * @param event  the event
      */
+    @Override
     public void streamWaitEvent(long stream, long event) {
         CallFrame f = enter();
         int rc = cuStreamWaitEvent(f.stream.at(stream), f.event.at(event), 0);
@@ -350,6 +368,7 @@ public final class CudaContext {
      * @param timing whether {@link #eventElapsedMillis} may use it (else {@code CU_EVENT_DISABLE_TIMING}, cheaper)
      * @return a new event
      */
+    @Override
     public long eventCreate(boolean timing) {
         CallFrame f = enter();
         int rc = cuEventCreate(f.event.at(0), timing ? cudart.CU_EVENT_DEFAULT : cudart.CU_EVENT_DISABLE_TIMING);
@@ -363,6 +382,7 @@ public final class CudaContext {
      * @param event  the event
      * @param stream the stream whose work so far it marks
      */
+    @Override
     public void eventRecord(long event, long stream) {
         CallFrame f = enter();
         int rc = cuEventRecord(f.event.at(event), f.stream.at(stream));
@@ -376,6 +396,7 @@ public final class CudaContext {
      * @param event an event
      * @return whether the work it marks is done
      */
+    @Override
     public boolean eventQuery(long event) {
         CallFrame f = enter();
         int rc = cuEventQuery(f.event.at(event));
@@ -386,6 +407,7 @@ public final class CudaContext {
     }
 
     /** @param event waits until the work it marks is done */
+    @Override
     public void eventSynchronize(long event) {
         CallFrame f = enter();
         int rc = cuEventSynchronize(f.event.at(event));
@@ -399,6 +421,7 @@ public final class CudaContext {
      * @param end   another, recorded after it
      * @return the time between them in milliseconds
      */
+    @Override
     public float eventElapsedMillis(long start, long end) {
         CallFrame f = enter();
         int rc = cuEventElapsedTime(f.floatOut, f.event.at(start), f.event2.at(end));
@@ -410,6 +433,7 @@ public final class CudaContext {
     }
 
     /** @param event an event from {@link #eventCreate} */
+    @Override
     public void eventDestroy(long event) {
         CallFrame f = enter();
         int rc = cuEventDestroy(f.event.at(event));
@@ -424,6 +448,7 @@ public final class CudaContext {
      * @param image a fatbin, cubin or PTX text
      * @return the loaded module
      */
+    @Override
     public long moduleLoad(byte[] image) {
         if (image == null || image.length == 0) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "module image is " + (image == null ? "null" : "empty"),
@@ -442,6 +467,7 @@ public final class CudaContext {
     }
 
     /** @param module a module from {@link #moduleLoad}; its functions are no longer usable */
+    @Override
     public void moduleUnload(long module) {
         CallFrame f = enter();
         int rc = cuModuleUnload(f.module.at(module));
@@ -455,6 +481,7 @@ public final class CudaContext {
      * @param name   a kernel's entry name ({@code extern "C"}, so not mangled)
      * @return the {@code CUfunction}
      */
+    @Override
     public long function(long module, String name) {
         CallFrame f = enter();
         int rc = cuModuleGetFunction(f.function.at(0), f.module.at(module), name);
@@ -477,6 +504,7 @@ public final class CudaContext {
      * @param argsAddress host address of the packed arguments (ignored when argsBytes is 0)
      * @param argsBytes   their size
      */
+    @Override
     public void launch(long function, int gridX, int blockX, int sharedBytes, long stream, long argsAddress,
                        long argsBytes) {
         CallFrame f = enter();
@@ -496,6 +524,7 @@ public final class CudaContext {
      * @param dptr the start of an allocation from {@link #memAlloc}
      * @return its {@code CUipcMemHandle} ({@link #IPC_HANDLE_BYTES} bytes) for another process's {@link #ipcOpen}
      */
+    @Override
     public byte[] ipcHandle(long dptr) {
         enter();
         try (CUipcMemHandle_v1 h = new CUipcMemHandle_v1()) {
@@ -513,6 +542,7 @@ public final class CudaContext {
      * @param handle another process's {@link #ipcHandle}
      * @return the memory's address in this context (peer access enabled as needed)
      */
+    @Override
     public long ipcOpen(byte[] handle) {
         if (handle == null || handle.length != IPC_HANDLE_BYTES) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "CUDA IPC handle of "
@@ -531,6 +561,7 @@ public final class CudaContext {
     }
 
     /** @param dptr an address from {@link #ipcOpen} */
+    @Override
     public void ipcClose(long dptr) {
         enter();
         int rc = cuIpcCloseMemHandle(dptr);
@@ -540,10 +571,12 @@ public final class CudaContext {
     }
 
     /**
-     * @param peer another device's context
+     * @param other another device's context (a CUDA one)
      * @return whether this device can access the peer's memory directly (always for the same device)
      */
-    public boolean canAccessPeer(CudaContext peer) {
+    @Override
+    public boolean canAccessPeer(GpuRuntime other) {
+        CudaContext peer = (CudaContext) other;
         if (peer.cuDevice == cuDevice) {
             return true;
         }
@@ -558,9 +591,11 @@ public final class CudaContext {
     /**
      * Lets this context access the peer's memory; already enabled, or the same device, is fine.
      *
-     * @param peer another device's context
+     * @param other another device's context (a CUDA one)
      */
-    public void enablePeerAccess(CudaContext peer) {
+    @Override
+    public void enablePeerAccess(GpuRuntime other) {
+        CudaContext peer = (CudaContext) other;
         if (peer.cuDevice == cuDevice) {
             return;
         }

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.nccl4j.core.device.gpu.GpuPointer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.gpu.cuda.NvidiaDriver;
@@ -108,9 +109,9 @@ class CudaContextGpuTest {
             ctx.copyDtoH(dst.address(), dptr, MIB, 0);
             assertEquals(-1, src.mismatch(dst), "first differing byte");
 
-            PointerInfo device = ctx.pointerInfo(dptr);
-            assertEquals(new PointerInfo(PointerInfo.DEVICE, 0, false), device);
-            assertEquals(new PointerInfo(0, -1, false), ctx.pointerInfo(src.address()));
+            GpuPointer device = ctx.pointerInfo(dptr);
+            assertEquals(new GpuPointer(GpuPointer.DEVICE, 0, false), device);
+            assertEquals(new GpuPointer(0, -1, false), ctx.pointerInfo(src.address()));
         } finally {
             ctx.memFree(dptr);
         }
@@ -127,7 +128,7 @@ class CudaContextGpuTest {
         try {
             MemorySegment pinned = MemorySegment.ofAddress(host).reinterpret(MIB);
             assertEquals(-1, pinned.mismatch(Arena.ofAuto().allocate(MIB)), "hostAllocMapped zeroes");
-            assertEquals(PointerInfo.HOST, ctx.pointerInfo(host).memoryType());
+            assertEquals(GpuPointer.HOST, ctx.pointerInfo(host).memoryType());
             assertNotEquals(0, ctx.devicePointerOf(host));
             ctx.eventRecord(start, stream);
             ctx.memsetD8(dptr, 0xa5, MIB, stream);

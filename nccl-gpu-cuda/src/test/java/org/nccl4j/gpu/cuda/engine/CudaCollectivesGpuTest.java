@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.CommConfig;
+import org.nccl4j.core.device.gpu.engine.GpuCollectives;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
 import org.nccl4j.DataType;
@@ -401,7 +402,7 @@ class CudaCollectivesGpuTest {
     @Test
     void completionsNobodyAwaitsReleaseTheirEvents() {
         List<Communicator> gpu = Nccl.commInitAll(2, config("cuda"));
-        int before = CudaCompletion.LIVE.get();
+        int before = GpuCollectives.liveCompletions();
         try {
             List<DeviceBuffer> bufs = List.of(gpu.get(0).allocate(4096), gpu.get(1).allocate(4096));
             for (int i = 0; i < 5000; i++) {
@@ -417,7 +418,7 @@ class CudaCollectivesGpuTest {
             gpu.get(1).allReduce(bufs.get(1), bufs.get(1), 1024, DataType.FLOAT32, RedOp.SUM,
                     gpu.get(1).defaultStream()).await();
             gpu.get(0).defaultStream().synchronize();
-            int live = CudaCompletion.LIVE.get() - before;
+            int live = GpuCollectives.liveCompletions() - before;
             assertTrue(live <= 4, live + " events still held after 5001 finished collectives per rank");
         } finally {
             gpu.forEach(Communicator::close);

@@ -1,18 +1,18 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.nccl4j.Completion;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
-/** A collective's completion: a CUDA event recorded on its stream right after the kernel. */
-final class CudaCompletion implements Completion {
+/** A collective's completion: an event of the GPU runtime recorded on its stream right after the kernel. */
+final class GpuCompletion implements Completion {
     /** Events of this process's completions not yet destroyed (tests watch it for leaks). */
     static final java.util.concurrent.atomic.AtomicInteger LIVE = new java.util.concurrent.atomic.AtomicInteger();
-    private final CudaCollectives owner;
-    private final CudaContext ctx;
+    private final GpuCollectives owner;
+    private final GpuRuntime ctx;
     private final long event;
     private final String what;
     /** When the work was enqueued ({@link System#nanoTime}), for the watchdog. */
@@ -20,7 +20,7 @@ final class CudaCompletion implements Completion {
     private boolean released;
     private volatile boolean done;
 
-    CudaCompletion(CudaCollectives owner, CudaContext ctx, long event, String what) {
+    GpuCompletion(GpuCollectives owner, GpuRuntime ctx, long event, String what) {
         this.owner = owner;
         this.ctx = ctx;
         this.event = event;

@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,7 +11,7 @@ import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceNetLink;
 import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * The connections of Send/Recv (NCCL's p2p channels), apart from the rings': for every other
@@ -27,7 +27,7 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * backend's: the other protocols' FIFO pointers are null.
  */
 final class PeerChannels implements AutoCloseable {
-    private final CudaContext ctx;
+    private final GpuRuntime ctx;
     /** Keeps these NET setup messages apart from ChannelConns' on the bootstrap. */
     private static final int NET_TAG = 0xd1;
     private final ConnMemory memory;
@@ -37,7 +37,7 @@ final class PeerChannels implements AutoCloseable {
     /** Per peer, why it cannot be reached ({@code null}: connected). */
     private final String[] unreachable;
 
-    private PeerChannels(CudaContext ctx, ConnMemory memory, NetConns net, List<Long> allocations,
+    private PeerChannels(GpuRuntime ctx, ConnMemory memory, NetConns net, List<Long> allocations,
                          long channelsAddress, String[] unreachable) {
         this.ctx = ctx;
         this.memory = memory;
@@ -74,8 +74,8 @@ final class PeerChannels implements AutoCloseable {
      * @param stepBytes bytes per FIFO slot (the Simple protocol's, as the host backend's p2p)
      * @param contexts  the contexts of this process's devices by ordinal, for peer access
      */
-    static PeerChannels connect(CudaContext ctx, DeviceCommContext comm, int stepBytes,
-                                IntFunction<CudaContext> contexts) {
+    static PeerChannels connect(GpuRuntime ctx, DeviceCommContext comm, int stepBytes,
+                                IntFunction<GpuRuntime> contexts) {
         int n = comm.nranks();
         int me = comm.rank();
         // This rank's regions: per other rank the FIFO receiving from it (4 KiB aligned), then the

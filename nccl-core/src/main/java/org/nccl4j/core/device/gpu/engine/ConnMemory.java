@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.function.IntFunction;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceTransport;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * A rank's connection memory, one {@link ConnRegion} per transport its peers use (NCCL's
@@ -80,7 +80,7 @@ final class ConnMemory implements AutoCloseable {
      *
      * @param ctx this rank's context
      */
-    void allocate(CudaContext ctx) {
+    void allocate(GpuRuntime ctx) {
         try {
             if (sizes[0] > 0) {
                 regions[0] = DeviceConnRegion.allocate(ctx, sizes[0]);
@@ -120,7 +120,7 @@ final class ConnMemory implements AutoCloseable {
      * @param contexts    this process's contexts by ordinal, for peer access
      * @return the base, in this rank's context, of the peer's region holding its connections with this rank
      */
-    long map(int peer, ByteBuffer descriptors, IntFunction<CudaContext> contexts) {
+    long map(int peer, ByteBuffer descriptors, IntFunction<GpuRuntime> contexts) {
         Long known = mapped.get(peer);
         if (known != null) {
             return known;

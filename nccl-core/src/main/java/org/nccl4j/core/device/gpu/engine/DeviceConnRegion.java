@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -9,13 +9,13 @@ import java.util.function.IntFunction;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.DeviceCommContext;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * A rank's P2P connection memory: one device allocation holding every FIFO and control word its
- * P2P peers write into, so that one address and one CUDA IPC handle describe it all. A peer in
+ * P2P peers write into, so that one address and one IPC handle describe it all. A peer in
  * this process uses it directly (same context, or peer access between two GPUs); a peer in
- * another process maps it with {@code cuIpcOpenMemHandle} (NCCL's P2P transport through IPC handles:
+ * another process maps it with {@link org.nccl4j.core.device.gpu.GpuRuntime#ipcOpen} ({@code cuIpcOpenMemHandle}) (NCCL's P2P transport through IPC handles:
  * {@code p2p.cc}'s {@code p2pMap}). Zeroed and synchronized before its descriptor is handed
  * out, so that no peer, in any process, sees a FIFO before it is clean.
  */
@@ -23,11 +23,11 @@ final class DeviceConnRegion implements ConnRegion {
     /** Other processes' regions mapped here, per (device, handle): a handle opens once per context. */
     private static final Map<String, Mapping> MAPPED = new HashMap<>();
 
-    private final CudaContext ctx;
+    private final GpuRuntime ctx;
     private final long base;
     private final Map<Integer, String> keys = new LinkedHashMap<>();
 
-    private DeviceConnRegion(CudaContext ctx, long base) {
+    private DeviceConnRegion(GpuRuntime ctx, long base) {
         this.ctx = ctx;
         this.base = base;
     }
@@ -47,7 +47,7 @@ final class DeviceConnRegion implements ConnRegion {
      * @param bytes the region's size
      * @return a zeroed region, the zeroes on the device
      */
-    static DeviceConnRegion allocate(CudaContext ctx, long bytes) {
+    static DeviceConnRegion allocate(GpuRuntime ctx, long bytes) {
         long base = ctx.memAlloc(bytes);
         try {
             ctx.memsetD8(base, 0, bytes, 0);
@@ -67,7 +67,7 @@ final class DeviceConnRegion implements ConnRegion {
     @Override
     public void describe(ByteBuffer out, boolean ipc) {
         out.putLong(ctx.device()).putLong(base);
-        out.put(ipc ? ctx.ipcHandle(base) : new byte[CudaContext.IPC_HANDLE_BYTES]);
+        out.put(ipc ? ctx.ipcHandle(base) : new byte[GpuRuntime.IPC_HANDLE_BYTES]);
     }
 
     /**
@@ -84,14 +84,14 @@ final class DeviceConnRegion implements ConnRegion {
     }
 
     @Override
-    public long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<CudaContext> contexts) {
+    public long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<GpuRuntime> contexts) {
         int at = descriptor.position();
         int device = (int) descriptor.getLong(at);
         long theirs = descriptor.getLong(at + 8);
         long mapped;
         if (comm.inThisProcess(peer)) {
             if (device != ctx.device()) {
-                CudaContext other = contexts.apply(device);
+                GpuRuntime other = contexts.apply(device);
                 if (!ctx.canAccessPeer(other)) {
                     throw NcclException.of(Result.INVALID_USAGE, "rank " + comm.rank() + " on GPU " + ctx.device()
                                     + " cannot access GPU " + device + " of rank " + peer,
@@ -101,7 +101,7 @@ final class DeviceConnRegion implements ConnRegion {
             }
             mapped = theirs;
         } else {
-            byte[] handle = new byte[CudaContext.IPC_HANDLE_BYTES];
+            byte[] handle = new byte[GpuRuntime.IPC_HANDLE_BYTES];
             descriptor.get(at + 16, handle);
             mapped = open(comm, peer, handle);
         }
@@ -117,7 +117,7 @@ final class DeviceConnRegion implements ConnRegion {
                     m = new Mapping(ctx.ipcOpen(handle));
                 } catch (NcclException e) {
                     throw NcclException.of(Result.INVALID_USAGE, "rank " + comm.rank() + " cannot map the connection "
-                            + "memory of rank " + peer + " (another process) through CUDA IPC: " + e.getMessage(),
+                            + "memory of rank " + peer + " (another process) through its IPC handle: " + e.getMessage(),
                             "the two processes' GPUs need peer access (the same GPU, NVLink or a common PCIe switch); "
                                     + "NCCL_P2P_DISABLE=1 (or a lower NCCL_P2P_LEVEL) connects them through SHM instead");
                 }

@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -11,7 +11,7 @@ import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceNetConn;
 import org.nccl4j.core.device.DeviceNetLink;
 import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * A rank's network connections (NCCL's NET transport): nccl-core connects them through the
@@ -24,7 +24,7 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * announces the tags of the steps it waits for.
  */
 final class NetConns implements AutoCloseable {
-    private final CudaContext ctx;
+    private final GpuRuntime ctx;
     private final DeviceCommContext comm;
     private final Map<DeviceNetLink, DeviceNetConn> conns;
     /** The memory this class allocated, by the address nccl-core sees. */
@@ -43,7 +43,7 @@ final class NetConns implements AutoCloseable {
     private record Region(long device, long bytes, boolean onDevice) {
     }
 
-    private NetConns(CudaContext ctx, DeviceCommContext comm, Map<DeviceNetLink, DeviceNetConn> conns,
+    private NetConns(GpuRuntime ctx, DeviceCommContext comm, Map<DeviceNetLink, DeviceNetConn> conns,
                      TreeMap<Long, Region> regions, Map<DeviceNetLink, Long> steps) {
         this.ctx = ctx;
         this.comm = comm;
@@ -60,7 +60,7 @@ final class NetConns implements AutoCloseable {
      * @param tag   keeps this setup's bootstrap messages apart (0..255)
      * @return the connections (none when {@code links} is empty)
      */
-    static NetConns connect(CudaContext ctx, DeviceCommContext comm, List<DeviceNetLink> links, int tag) {
+    static NetConns connect(GpuRuntime ctx, DeviceCommContext comm, List<DeviceNetLink> links, int tag) {
         TreeMap<Long, Region> regions = new TreeMap<>();
         Map<DeviceNetLink, DeviceNetConn> conns = Map.of();
         try {
@@ -104,7 +104,7 @@ final class NetConns implements AutoCloseable {
         }
     }
 
-    private static void free(CudaContext ctx, TreeMap<Long, Region> regions) {
+    private static void free(GpuRuntime ctx, TreeMap<Long, Region> regions) {
         regions.forEach((at, r) -> {
             if (r.onDevice()) {
                 ctx.memFree(at);

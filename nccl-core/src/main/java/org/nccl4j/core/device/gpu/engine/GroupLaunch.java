@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +14,7 @@ import org.nccl4j.Stream;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceP2pOp;
 import org.nccl4j.core.device.DeviceCommContext;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * A group's launch on one rank's stream ({@code ncclGroupEnd}): the collectives one kernel each,
@@ -24,8 +24,8 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * is a device copy into the matching receive from self.
  */
 final class GroupLaunch {
-    private final CudaCollectives owner;
-    private final CudaContext ctx;
+    private final GpuCollectives owner;
+    private final GpuRuntime ctx;
     private final DeviceCommContext comm;
     private final PeerChannels peers;
     private final long function;
@@ -33,7 +33,7 @@ final class GroupLaunch {
     private final int stepBytes;
     private final MemorySegment args;
 
-    GroupLaunch(CudaCollectives owner, CudaContext ctx, DeviceCommContext comm, PeerChannels peers, long function,
+    GroupLaunch(GpuCollectives owner, GpuRuntime ctx, DeviceCommContext comm, PeerChannels peers, long function,
                 long abortDevice, int stepBytes, Arena arena) {
         this.owner = owner;
         this.ctx = ctx;
@@ -82,7 +82,7 @@ final class GroupLaunch {
 
     /** Launches a checked group; returns the completion of its last launch. */
     Completion launch(List<DeviceCollOp> colls, List<DeviceP2pOp> p2ps, Stream stream) {
-        CudaStream s = owner.own(stream);
+        GpuStream s = owner.own(stream);
         synchronized (owner) {
             Completion last = null;
             for (DeviceCollOp op : colls) {
@@ -103,7 +103,7 @@ final class GroupLaunch {
                     }
                 }
                 P2pArgs.header(args, peers.address(), abortDevice, comm.nranks(), stepBytes, lane, op);
-                ctx.launch(function, lane, CudaCollectives.THREADS, 0, s.handle(), args.address(), P2pArgs.BYTES);
+                ctx.launch(function, lane, GpuCollectives.THREADS, 0, s.handle(), args.address(), P2pArgs.BYTES);
                 peers.wake();
             }
             return owner.recordCompletion(s, "SendRecv of rank " + comm.rank());
@@ -111,7 +111,7 @@ final class GroupLaunch {
     }
 
     /** The k-th send to self goes into the k-th receive from self (sizes checked by the engine). */
-    private void copySelf(List<DeviceP2pOp> p2ps, CudaStream s) {
+    private void copySelf(List<DeviceP2pOp> p2ps, GpuStream s) {
         ArrayDeque<DeviceP2pOp> sends = new ArrayDeque<>();
         ArrayDeque<DeviceP2pOp> recvs = new ArrayDeque<>();
         for (DeviceP2pOp op : p2ps) {

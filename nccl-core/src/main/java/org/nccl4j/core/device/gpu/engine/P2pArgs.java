@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -6,7 +6,8 @@ import java.lang.foreign.ValueLayout;
 /**
  * The Send/Recv kernel's parameter block, {@code struct n4j_p2p_args} of {@code sendrecv.h}:
  * a header, then the lanes (one block each) and the transfers they run in order. Over 4 KiB, so
- * it needs a CUDA 12.1+ driver (kernel parameters up to 32 KiB), as nvcc 13's kernels do anyway.
+ * it needs a CUDA 12.1+ driver (kernel parameters up to 32 KiB), as nvcc 13's kernels do anyway;
+ * HIP's limit on a kernel's arguments is to be checked when the HIP backend launches it.
  */
 final class P2pArgs {
     /** {@code N4J_P2P_MAX_LANES}. */

@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -7,18 +7,18 @@ import org.nccl4j.Device;
 import org.nccl4j.DeviceBuffer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /** Device memory of one GPU: allocated here (owned) or wrapped (a slice, or memory of another library). */
-final class CudaBuffer implements DeviceBuffer {
-    private final CudaContext ctx;
+final class GpuBuffer implements DeviceBuffer {
+    private final GpuRuntime ctx;
     private final Device device;
     private final long address;
     private final long bytes;
     private final boolean owned;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    CudaBuffer(CudaContext ctx, Device device, long address, long bytes, boolean owned) {
+    GpuBuffer(GpuRuntime ctx, Device device, long address, long bytes, boolean owned) {
         this.ctx = ctx;
         this.device = device;
         this.address = address;
@@ -47,7 +47,7 @@ final class CudaBuffer implements DeviceBuffer {
             throw NcclException.of(Result.INVALID_ARGUMENT, "slice [" + offset + ", +" + length + ") of a " + bytes
                     + "-byte device buffer", "keep the range inside the buffer");
         }
-        return new CudaBuffer(ctx, device, address + offset, length, false);
+        return new GpuBuffer(ctx, device, address + offset, length, false);
     }
 
     @Override

@@ -1,11 +1,11 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.nccl4j.core.device.DeviceCollOp;
 import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 import org.nccl4j.core.device.kernel.KernelEntries;
 
 /**
@@ -21,7 +21,7 @@ final class KernelModule {
     /** The collectives' functions by {@link #index}: a launch looks its kernel up without building its name. */
     private final long[] collectives = new long[DeviceCollOp.Kind.values().length * 2 * PROTOCOLS];
 
-    private KernelModule(CudaContext ctx, byte[] fatbin) {
+    private KernelModule(GpuRuntime ctx, byte[] fatbin) {
         long module = ctx.moduleLoad(fatbin);
         sendRecv = ctx.function(module, KernelEntries.SEND_RECV);
         for (DeviceCollOp.Kind k : DeviceCollOp.Kind.values()) {
@@ -45,7 +45,7 @@ final class KernelModule {
      * @param fatbin the kernels' image
      * @return the module of that device, loaded on first use
      */
-    static KernelModule of(CudaContext ctx, byte[] fatbin) {
+    static KernelModule of(GpuRuntime ctx, byte[] fatbin) {
         return LOADED.computeIfAbsent(ctx.device(), d -> new KernelModule(ctx, fatbin));
     }
 

@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +20,7 @@ import org.nccl4j.core.debug.Subsys;
  */
 final class KernelWatchdog {
     private static final long PERIOD_MILLIS = 100;
-    private static final Set<CudaCollectives> WATCHED = ConcurrentHashMap.newKeySet();
+    private static final Set<GpuCollectives> WATCHED = ConcurrentHashMap.newKeySet();
     private static final ScheduledExecutorService THREAD = Executors.newSingleThreadScheduledExecutor(r ->
             Thread.ofPlatform().daemon().name("nccl4j-cuda-watchdog").unstarted(r));
 
@@ -32,18 +32,18 @@ final class KernelWatchdog {
     }
 
     /** @param c a communicator whose work is watched from now until {@link #forget} */
-    static void watch(CudaCollectives c) {
+    static void watch(GpuCollectives c) {
         WATCHED.add(c);
     }
 
     /** @param c a communicator being destroyed */
-    static void forget(CudaCollectives c) {
+    static void forget(GpuCollectives c) {
         WATCHED.remove(c);
     }
 
     private static void check() {
         long now = System.nanoTime();
-        for (CudaCollectives c : WATCHED) {
+        for (GpuCollectives c : WATCHED) {
             try {
                 c.failOverdue(now);
             } catch (RuntimeException e) {

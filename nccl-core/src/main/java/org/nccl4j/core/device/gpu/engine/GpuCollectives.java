@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,20 +25,20 @@ import org.nccl4j.core.device.DeviceCollPlan;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceP2pOp;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
-import org.nccl4j.gpu.cuda.driver.PointerInfo;
+import org.nccl4j.core.device.gpu.GpuRuntime;
+import org.nccl4j.core.device.gpu.GpuPointer;
 
 /**
  * One rank's collectives on its GPU: the connected channels (rings and trees), the kernels, the streams it made, and
  * the abort flag in host-mapped memory that every waiting kernel polls. A collective is one
  * kernel launch of one block per channel on the caller's stream, then an event; nothing blocks.
  */
-public final class CudaCollectives implements DeviceCollectives {
+public final class GpuCollectives implements DeviceCollectives {
     /** Threads per block of the kernels ({@code N4J_THREADS}). */
     static final int THREADS = 512;
     private static final VarHandle FLAG = ValueLayout.JAVA_INT.varHandle();
 
-    private final CudaContext ctx;
+    private final GpuRuntime ctx;
     private final Device device;
     private final DeviceCommContext comm;
     private final KernelModule kernels;
@@ -51,13 +51,13 @@ public final class CudaCollectives implements DeviceCollectives {
     private final long abortDevice;
     private final MemorySegment args;
     private final Arena arena = Arena.ofShared();
-    private final List<CudaStream> streams = new CopyOnWriteArrayList<>();
+    private final List<GpuStream> streams = new CopyOnWriteArrayList<>();
     /** Completions whose event may still be alive, oldest first: users often never await them. */
-    private final ArrayDeque<CudaCompletion> pending = new ArrayDeque<>();
-    private final CudaStream defaultStream;
+    private final ArrayDeque<GpuCompletion> pending = new ArrayDeque<>();
+    private final GpuStream defaultStream;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private CudaCollectives(CudaContext ctx, Device device, DeviceCommContext comm, KernelModule kernels,
+    private GpuCollectives(GpuRuntime ctx, Device device, DeviceCommContext comm, KernelModule kernels,
                             ChannelConns channels, PeerChannels peers, int stepBytes, long abortHost) {
         this.ctx = ctx;
         this.device = device;
@@ -70,7 +70,7 @@ public final class CudaCollectives implements DeviceCollectives {
         this.abortDevice = ctx.devicePointerOf(abortHost);
         this.args = arena.allocate(CollArgs.COLL_BYTES, 8);
         this.group = new GroupLaunch(this, ctx, comm, peers, kernels.sendRecv(), abortDevice, stepBytes, arena);
-        this.defaultStream = new CudaStream(this, ctx, ctx.streamCreate(), true);
+        this.defaultStream = new GpuStream(this, ctx, ctx.streamCreate(), true);
         streams.add(defaultStream);
         MemorySegment flag = MemorySegment.ofAddress(abortHost).reinterpret(4);
         comm.onAbort(() -> FLAG.setVolatile(flag, 0L, 1));
@@ -87,8 +87,8 @@ public final class CudaCollectives implements DeviceCollectives {
      * @param contexts contexts of this process's GPUs by ordinal (peer access)
      * @return the collectives
      */
-    public static CudaCollectives connect(CudaContext ctx, Device device, DeviceCommContext comm, byte[] fatbin,
-                                          IntFunction<CudaContext> contexts) {
+    public static GpuCollectives connect(GpuRuntime ctx, Device device, DeviceCommContext comm, byte[] fatbin,
+                                          IntFunction<GpuRuntime> contexts) {
         KernelModule kernels = KernelModule.of(ctx, fatbin);
         int stepBytes = comm.stepBytes(Protocol.SIMPLE);
         ChannelConns channels = comm.nranks() > 1 ? ChannelConns.connect(ctx, comm, contexts) : null;
@@ -97,7 +97,7 @@ public final class CudaCollectives implements DeviceCollectives {
         try {
             peers = comm.nranks() > 1 ? PeerChannels.connect(ctx, comm, stepBytes, contexts) : null;
             abortHost = ctx.hostAllocMapped(64);
-            return new CudaCollectives(ctx, device, comm, kernels, channels, peers, stepBytes, abortHost);
+            return new GpuCollectives(ctx, device, comm, kernels, channels, peers, stepBytes, abortHost);
         } catch (RuntimeException | Error e) {
             if (abortHost != 0) {
                 ctx.freeHost(abortHost);
@@ -135,23 +135,23 @@ public final class CudaCollectives implements DeviceCollectives {
 
     @Override
     public DeviceBuffer allocate(long bytes) {
-        return new CudaBuffer(ctx, device, ctx.memAlloc(bytes), bytes, true);
+        return new GpuBuffer(ctx, device, ctx.memAlloc(bytes), bytes, true);
     }
 
     @Override
     public DeviceBuffer wrap(long address, long bytes) {
-        PointerInfo info = ctx.pointerInfo(address);
-        if (info.memoryType() != PointerInfo.DEVICE || info.device() != ctx.device()) {
+        GpuPointer info = ctx.pointerInfo(address);
+        if (info.memoryType() != GpuPointer.DEVICE || info.device() != ctx.device()) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "0x" + Long.toHexString(address) + " is not device memory of "
-                    + device + " (CUDA memory type " + info.memoryType() + ", device " + info.device() + ")",
+                    + device + " (memory type " + info.memoryType() + ", device " + info.device() + ")",
                     "wrap memory allocated on this communicator's GPU (NCCL_CHECK_POINTERS' check)");
         }
-        return new CudaBuffer(ctx, device, address, bytes, false);
+        return new GpuBuffer(ctx, device, address, bytes, false);
     }
 
     @Override
     public Stream createStream() {
-        CudaStream s = new CudaStream(this, ctx, ctx.streamCreate(), true);
+        GpuStream s = new GpuStream(this, ctx, ctx.streamCreate(), true);
         streams.add(s);
         return s;
     }
@@ -159,12 +159,12 @@ public final class CudaCollectives implements DeviceCollectives {
     @Override
     public synchronized Stream wrapStream(long handle) {
         // A training loop may wrap its framework's stream every step: one wrapper per handle.
-        for (CudaStream open : streams) {
+        for (GpuStream open : streams) {
             if (open.handle() == handle && !open.isClosed()) {
                 return open;
             }
         }
-        CudaStream s = new CudaStream(this, ctx, handle, false);
+        GpuStream s = new GpuStream(this, ctx, handle, false);
         streams.add(s);
         return s;
     }
@@ -175,8 +175,8 @@ public final class CudaCollectives implements DeviceCollectives {
     }
 
     /** @return {@code stream}, if it is an open stream of this communicator */
-    CudaStream own(Stream stream) {
-        if (!(stream instanceof CudaStream s) || s.owner() != this || s.isClosed()) {
+    GpuStream own(Stream stream) {
+        if (!(stream instanceof GpuStream s) || s.owner() != this || s.isClosed()) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "stream " + stream + " is not an open stream of rank "
                     + comm.rank() + "'s communicator", "use comm.createStream(), comm.wrapStream() or defaultStream()");
         }
@@ -184,10 +184,10 @@ public final class CudaCollectives implements DeviceCollectives {
     }
 
     /** Records an event after the work enqueued on {@code s} so far: its completion. */
-    synchronized CudaCompletion recordCompletion(CudaStream s, String what) {
+    synchronized GpuCompletion recordCompletion(GpuStream s, String what) {
         long event = ctx.eventCreate(false);
         ctx.eventRecord(event, s.handle());
-        return track(new CudaCompletion(this, ctx, event, what));
+        return track(new GpuCompletion(this, ctx, event, what));
     }
 
     @Override
@@ -202,7 +202,7 @@ public final class CudaCollectives implements DeviceCollectives {
 
     @Override
     public Completion launch(DeviceCollOp op, Stream stream) {
-        CudaStream s = own(stream);
+        GpuStream s = own(stream);
         boolean bytes = op.kind() == DeviceCollOp.Kind.BROADCAST || op.kind() == DeviceCollOp.Kind.ALL_GATHER;
         long count = bytes ? op.count() * op.type().size() : op.count();
         int n = comm.nranks();
@@ -233,12 +233,12 @@ public final class CudaCollectives implements DeviceCollectives {
      * @param now the watchdog's clock ({@link System#nanoTime})
      */
     void failOverdue(long now) {
-        CudaCompletion late = null;
+        GpuCompletion late = null;
         synchronized (this) {
             if (closed.get() || comm.abortReason() != null) {
                 return;
             }
-            for (CudaCompletion c : pending) {
+            for (GpuCompletion c : pending) {
                 if (now - c.enqueuedAt > comm.opTimeoutNanos() && !c.isDone()) {
                     late = c;
                     break;
@@ -257,7 +257,7 @@ public final class CudaCollectives implements DeviceCollectives {
      * Keeps a new completion and releases the events of the oldest ones that finished, so that
      * a loop that only synchronizes its stream does not pile up events. Called under the lock.
      */
-    private CudaCompletion track(CudaCompletion c) {
+    private GpuCompletion track(GpuCompletion c) {
         while (!pending.isEmpty() && pending.peekFirst().isDone()) {
             pending.pollFirst();
         }
@@ -266,7 +266,7 @@ public final class CudaCollectives implements DeviceCollectives {
     }
 
     /** One rank: every collective is a copy (AVG over one rank changes nothing). */
-    private void copyLocal(DeviceCollOp op, CudaStream s) {
+    private void copyLocal(DeviceCollOp op, GpuStream s) {
         long bytes = op.count() * op.type().size();
         if (bytes > 0 && op.send().address() != op.recv().address()) {
             ctx.copyDtoD(op.recv().address(), op.send().address(), bytes, s.handle());
@@ -280,22 +280,22 @@ public final class CudaCollectives implements DeviceCollectives {
         }
         KernelWatchdog.forget(this);
         boolean idle = true;
-        for (CudaStream s : streams) {
+        for (GpuStream s : streams) {
             idle &= waitIdle(s);
         }
         if (!idle) {
             // Kernels still wait for peers: stop them, then give them the abort bound.
             comm.fail("destroy", NcclException.of(Result.INVALID_USAGE, "destroyed while kernels were running", null));
             idle = true;
-            for (CudaStream s : streams) {
+            for (GpuStream s : streams) {
                 idle &= waitIdle(s);
             }
         }
-        for (CudaStream s : streams) {
+        for (GpuStream s : streams) {
             s.release(idle);
         }
         synchronized (this) {
-            pending.forEach(CudaCompletion::release);
+            pending.forEach(GpuCompletion::release);
             pending.clear();
         }
         if (idle) {
@@ -313,7 +313,7 @@ public final class CudaCollectives implements DeviceCollectives {
     }
 
     /** A stream the user already closed was synchronized then (and may be destroyed): its outcome stands. */
-    private boolean waitIdle(CudaStream s) {
+    private boolean waitIdle(GpuStream s) {
         if (s.isClosed()) {
             return !s.leftRunning();
         }
@@ -322,5 +322,10 @@ public final class CudaCollectives implements DeviceCollectives {
         } catch (NcclException e) {
             return s.query();
         }
+    }
+
+    /** @return this process's completions whose events are not destroyed yet (tests watch it for leaks) */
+    public static int liveCompletions() {
+        return GpuCompletion.LIVE.get();
     }
 }

@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -7,7 +7,7 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 
 /**
- * Waits for device work by polling (a CUDA event cannot wake a Java thread), as CUDA's own
+ * Waits for device work by polling (a GPU event cannot wake a Java thread), as CUDA's own
  * spin-then-yield scheduling does: spins while the kernel is likely to end soon (a parked
  * thread wakes tens of microseconds late), then yields, then parks in short steps. Bounded by a
  * deadline, and ends early once the communicator is aborted and the work still is not done.

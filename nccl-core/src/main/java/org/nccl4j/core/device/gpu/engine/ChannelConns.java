@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +16,7 @@ import org.nccl4j.core.device.DeviceChannel;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceNetLink;
 import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * The device side of a communicator's channels (NCCL's P2P and SHM transports): for every ring and tree
@@ -25,7 +25,7 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
  * {@code n4j_channel} array the kernels read ({@code common.h}). A peer that is both a ring and a
  * tree neighbour has one connection per direction, shared by both, as NCCL keys connections by
  * (channel, peer). A rank's FIFOs and control words lie in its {@link ConnMemory}: device memory
- * for P2P peers (used directly in this process, through CUDA IPC from another), a registered
+ * for P2P peers (used directly in this process, through the runtime's IPC from another), a registered
  * {@code /dev/shm} segment for SHM peers.
  */
 final class ChannelConns implements AutoCloseable {
@@ -46,13 +46,13 @@ final class ChannelConns implements AutoCloseable {
     /** Keeps the channels' NET setup messages apart from PeerChannels' on the bootstrap. */
     private static final int NET_TAG = 0xd0;
 
-    private final CudaContext ctx;
+    private final GpuRuntime ctx;
     private final ConnMemory memory;
     private final NetConns net;
     private final List<Long> allocations = new ArrayList<>();
     private final long channelsAddress;
 
-    private ChannelConns(CudaContext ctx, ConnMemory memory, NetConns net, long channelsAddress, List<Long> allocations) {
+    private ChannelConns(GpuRuntime ctx, ConnMemory memory, NetConns net, long channelsAddress, List<Long> allocations) {
         this.ctx = ctx;
         this.memory = memory;
         this.net = net;
@@ -118,7 +118,7 @@ final class ChannelConns implements AutoCloseable {
      * @param comm     the communicator being built
      * @param contexts the contexts of this process's devices by ordinal, for peer access
      */
-    static ChannelConns connect(CudaContext ctx, DeviceCommContext comm, IntFunction<CudaContext> contexts) {
+    static ChannelConns connect(GpuRuntime ctx, DeviceCommContext comm, IntFunction<GpuRuntime> contexts) {
         int n = comm.nranks();
         int me = comm.rank();
         List<DeviceChannel> channels = comm.channels();
@@ -271,7 +271,7 @@ final class ChannelConns implements AutoCloseable {
         return s;
     }
 
-    static long alloc(CudaContext ctx, List<Long> mine, long bytes) {
+    static long alloc(GpuRuntime ctx, List<Long> mine, long bytes) {
         long a = ctx.memAlloc(bytes);
         mine.add(a);
         return a;

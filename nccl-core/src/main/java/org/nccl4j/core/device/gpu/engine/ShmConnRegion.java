@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.shm.ShmSegment;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * A rank's SHM connection memory (NCCL's {@code shm.cc}): a {@code /dev/shm} segment holding the
@@ -25,18 +25,18 @@ import org.nccl4j.gpu.cuda.driver.CudaContext;
 final class ShmConnRegion implements ConnRegion {
     private static final Path DIR = Path.of("/dev/shm");
     private static final AtomicLong SEQUENCE = new AtomicLong();
-    private static final int NAME_BYTES = CudaContext.IPC_HANDLE_BYTES - 8;
+    private static final int NAME_BYTES = GpuRuntime.IPC_HANDLE_BYTES - 8;
     /** Other processes' segments mapped here, per (device, name): a range registers once per mapping. */
     private static final Map<String, Attached> ATTACHED = new HashMap<>();
 
-    private final CudaContext ctx;
+    private final GpuRuntime ctx;
     private final Path path;
     private final Arena arena;
     private final MemorySegment host;
     private final long base;
     private final Map<Integer, String> keys = new LinkedHashMap<>();
 
-    private ShmConnRegion(CudaContext ctx, Path path, Arena arena, MemorySegment host, long base) {
+    private ShmConnRegion(GpuRuntime ctx, Path path, Arena arena, MemorySegment host, long base) {
         this.ctx = ctx;
         this.path = path;
         this.arena = arena;
@@ -54,7 +54,7 @@ final class ShmConnRegion implements ConnRegion {
      * @param bytes the region's size
      * @return a zeroed region, registered with the driver
      */
-    static ShmConnRegion allocate(CudaContext ctx, DeviceCommContext comm, long bytes) {
+    static ShmConnRegion allocate(GpuRuntime ctx, DeviceCommContext comm, long bytes) {
         String name = "nccl4j-cuda-" + ProcessHandle.current().pid() + "-" + comm.rank() + "-"
                 + SEQUENCE.incrementAndGet();
         Path path = DIR.resolve(name);
@@ -88,7 +88,7 @@ final class ShmConnRegion implements ConnRegion {
     }
 
     @Override
-    public long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<CudaContext> contexts) {
+    public long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<GpuRuntime> contexts) {
         int at = descriptor.position();
         long theirHost = descriptor.getLong(at + 8);
         long mapped;

@@ -1,29 +1,29 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.Stream;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
-/** A CUDA stream of a communicator's device: created here (destroyed on close) or wrapped. */
-final class CudaStream implements Stream {
-    private final CudaCollectives owner;
-    private final CudaContext ctx;
+/** A stream of a communicator's GPU: created here (destroyed on close) or wrapped. */
+final class GpuStream implements Stream {
+    private final GpuCollectives owner;
+    private final GpuRuntime ctx;
     private final long handle;
     private final boolean owned;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Closed while work was still queued (after a timeout or abort): its memory must not be freed. */
     private volatile boolean leftRunning;
 
-    CudaStream(CudaCollectives owner, CudaContext ctx, long handle, boolean owned) {
+    GpuStream(GpuCollectives owner, GpuRuntime ctx, long handle, boolean owned) {
         this.owner = owner;
         this.ctx = ctx;
         this.handle = handle;
         this.owned = owned;
     }
 
-    CudaCollectives owner() {
+    GpuCollectives owner() {
         return owner;
     }
 

@@ -1,9 +1,9 @@
-package org.nccl4j.gpu.cuda.engine;
+package org.nccl4j.core.device.gpu.engine;
 
 import java.nio.ByteBuffer;
 import java.util.function.IntFunction;
 import org.nccl4j.core.device.DeviceCommContext;
-import org.nccl4j.gpu.cuda.driver.CudaContext;
+import org.nccl4j.core.device.gpu.GpuRuntime;
 
 /**
  * One block of a rank's connection memory: the FIFOs and control words that the peers of one
@@ -18,7 +18,7 @@ sealed interface ConnRegion extends AutoCloseable permits DeviceConnRegion, ShmC
     int SEND_STEP = 16;
     int RECV_STEP = 24;
     /** A descriptor: device ordinal, an address, then what another process needs to map it. */
-    int DESCRIPTOR_BYTES = 16 + CudaContext.IPC_HANDLE_BYTES;
+    int DESCRIPTOR_BYTES = 16 + GpuRuntime.IPC_HANDLE_BYTES;
     /** FIFOs start on 4 KiB boundaries. */
     long FIFO_ALIGN = 4096;
 
@@ -47,7 +47,7 @@ sealed interface ConnRegion extends AutoCloseable permits DeviceConnRegion, ShmC
      * @param contexts   this process's contexts by ordinal, for peer access
      * @return the address at which this rank's kernels reach the peer's region (in this rank's context)
      */
-    long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<CudaContext> contexts);
+    long map(DeviceCommContext comm, int peer, ByteBuffer descriptor, IntFunction<GpuRuntime> contexts);
 
     /** Every peer has mapped this region: a name other processes looked it up by can go. */
     void peersMapped();
