@@ -5,9 +5,11 @@ import static org.nccl4j.gpu.hip.runtime.CType.CHAR_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.CONST_CHAR_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.CONST_VOID_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.DEVICE;
+import static org.nccl4j.gpu.hip.runtime.CType.DEVICEPTR;
 import static org.nccl4j.gpu.hip.runtime.CType.ERROR;
 import static org.nccl4j.gpu.hip.runtime.CType.EVENT;
 import static org.nccl4j.gpu.hip.runtime.CType.EVENT_PTR;
+import static org.nccl4j.gpu.hip.runtime.CType.FLOAT_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.FUNCTION;
 import static org.nccl4j.gpu.hip.runtime.CType.FUNCTION_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.INT;
@@ -17,10 +19,12 @@ import static org.nccl4j.gpu.hip.runtime.CType.IPC_HANDLE_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.MEMCPY_KIND;
 import static org.nccl4j.gpu.hip.runtime.CType.MODULE;
 import static org.nccl4j.gpu.hip.runtime.CType.MODULE_PTR;
+import static org.nccl4j.gpu.hip.runtime.CType.POINTER_ATTRIBUTE_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.SIZE;
 import static org.nccl4j.gpu.hip.runtime.CType.SIZE_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.STREAM;
 import static org.nccl4j.gpu.hip.runtime.CType.STREAM_PTR;
+import static org.nccl4j.gpu.hip.runtime.CType.UCHAR;
 import static org.nccl4j.gpu.hip.runtime.CType.UINT;
 import static org.nccl4j.gpu.hip.runtime.CType.VOID_PTR;
 import static org.nccl4j.gpu.hip.runtime.CType.VOID_PTR_PTR;
@@ -59,6 +63,8 @@ public enum HipFunction {
     hipHostGetDevicePointer(ERROR, VOID_PTR_PTR, VOID_PTR, UINT),
     hipMemcpy(ERROR, VOID_PTR, CONST_VOID_PTR, SIZE, MEMCPY_KIND),
     hipMemcpyAsync(ERROR, VOID_PTR, CONST_VOID_PTR, SIZE, MEMCPY_KIND, STREAM),
+    hipMemsetD8Async(ERROR, DEVICEPTR, UCHAR, SIZE, STREAM),
+    hipDrvPointerGetAttributes(ERROR, UINT, POINTER_ATTRIBUTE_PTR, VOID_PTR_PTR, DEVICEPTR),
     hipStreamCreateWithFlags(ERROR, STREAM_PTR, UINT),
     hipStreamQuery(ERROR, STREAM),
     hipStreamSynchronize(ERROR, STREAM),
@@ -67,6 +73,8 @@ public enum HipFunction {
     hipEventCreateWithFlags(ERROR, EVENT_PTR, UINT),
     hipEventRecord(ERROR, EVENT, STREAM),
     hipEventQuery(ERROR, EVENT),
+    hipEventSynchronize(ERROR, EVENT),
+    hipEventElapsedTime(ERROR, FLOAT_PTR, EVENT, EVENT),
     hipEventDestroy(ERROR, EVENT),
     hipIpcGetMemHandle(ERROR, IPC_HANDLE_PTR, VOID_PTR),
     hipIpcOpenMemHandle(ERROR, VOID_PTR_PTR, IPC_HANDLE, UINT),
@@ -75,7 +83,9 @@ public enum HipFunction {
     hipModuleGetFunction(ERROR, FUNCTION_PTR, MODULE, CONST_CHAR_PTR),
     hipModuleLaunchKernel(ERROR, FUNCTION, UINT, UINT, UINT, UINT, UINT, UINT, UINT, STREAM, VOID_PTR_PTR,
             VOID_PTR_PTR),
-    hipModuleUnload(ERROR, MODULE);
+    hipModuleUnload(ERROR, MODULE),
+    hipDeviceCanAccessPeer(ERROR, INT_PTR, INT, INT),
+    hipDeviceEnablePeerAccess(ERROR, INT, UINT);
 
     private final CType returns;
     private final List<CType> params;
