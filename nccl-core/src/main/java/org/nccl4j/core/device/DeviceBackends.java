@@ -3,6 +3,7 @@ package org.nccl4j.core.device;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 import org.nccl4j.NcclException;
@@ -15,7 +16,8 @@ import org.nccl4j.core.param.Params;
 
 /**
  * Chooses the device backend: {@code NCCL4J_DEVICE} names one, else the usable provider with the
- * lowest priority wins. A provider counts as usable only once it was created and reported at
+ * lowest priority wins, passing by those used only when named (they are still created, to say
+ * what they found). A provider counts as usable only once it was created and reported at
  * least one device; those after the chosen one are not tried, as initNet does with nets. Every
  * provider's outcome is kept for errors and {@code nccl4j doctor}.
  */
@@ -91,9 +93,14 @@ public final class DeviceBackends {
                 try {
                     DeviceBackend b = p.create();
                     int n = b.deviceCount();
-                    if (n >= 1) {
+                    String devices = n + " device" + (n == 1 ? "" : "s");
+                    Optional<String> namedOnly = wanted == null ? p.onlyWhenNamed() : Optional.empty();
+                    if (n >= 1 && namedOnly.isPresent()) {
+                        status = "passed by: " + devices + ", but used only when NCCL4J_DEVICE=" + p.name()
+                                + " names it (" + namedOnly.get() + ")";
+                    } else if (n >= 1) {
                         chosen = b;
-                        status = "chosen, " + n + " device" + (n == 1 ? "" : "s");
+                        status = "chosen, " + devices;
                     } else {
                         status = "unusable: no device";
                     }

@@ -1,6 +1,7 @@
 package org.nccl4j.core.device;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.LongConsumer;
 
 /**
  * Device memory a backend lends init for a moment (NCCL's GPU Direct RDMA probe registers it with
@@ -13,4 +14,25 @@ public interface DeviceMemory extends AutoCloseable {
     /** Frees it. */
     @Override
     void close();
+
+    /**
+     * @param address a device allocation's address
+     * @param bytes   its size
+     * @param free    frees it (given the address)
+     * @return the allocation, freed by {@link #close()}
+     */
+    static DeviceMemory of(long address, long bytes, LongConsumer free) {
+        MemorySegment segment = MemorySegment.ofAddress(address).reinterpret(bytes);
+        return new DeviceMemory() {
+            @Override
+            public MemorySegment segment() {
+                return segment;
+            }
+
+            @Override
+            public void close() {
+                free.accept(address);
+            }
+        };
+    }
 }

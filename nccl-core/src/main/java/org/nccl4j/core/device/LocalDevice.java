@@ -1,5 +1,7 @@
 package org.nccl4j.core.device;
 
+import org.nccl4j.core.topo.xml.CNum;
+
 /**
  * The device a rank runs on, before the ranks have met.
  *
@@ -11,4 +13,13 @@ package org.nccl4j.core.device;
  * @param busIdText the printable bus id
  */
 public record LocalDevice(String backend, int index, long busId, String busIdText) {
+    /**
+     * @param backend   the backend's name
+     * @param index     the GPU's ordinal in this process
+     * @param busIdText its PCI bus id as the runtime prints it ({@code 0000:c1:00.0})
+     * @return the GPU, its numeric bus id read as NCCL's {@code busIdToInt64} reads it
+     */
+    public static LocalDevice gpu(String backend, int index, String busIdText) {
+        return new LocalDevice(backend, index, CNum.busIdToInt64(busIdText), busIdText);
+    }
 }

@@ -144,6 +144,9 @@ public final class Params {
     /** CUDA backend: the GPU of a rank. */
     public static final Param CUDA_DEVICE = integer("NCCL4J_CUDA_DEVICE", "-1",
             "cuda backend: this rank's GPU ordinal (-1 = the ranks of a process take GPUs 0, 1, ... in turn)");
+    /** HIP backend: the GPU of a rank. */
+    public static final Param HIP_DEVICE = integer("NCCL4J_HIP_DEVICE", "-1",
+            "hip backend: this rank's AMD GPU ordinal (-1 = the ranks of a process take GPUs 0, 1, ... in turn)");
     /** Ranks sharing a GPU. */
     public static final Param SHARED_DEVICE = integer("NCCL4J_SHARED_DEVICE", "0",
             "1 = ranks may share a GPU (threads of one process or several processes), each on its own stream "

@@ -52,6 +52,19 @@ class DeviceBackendsTest {
     }
 
     @Test
+    void aBackendUsedOnlyWhenNamedIsLeftOutOfTheChoiceUntilNamed() {
+        TestBackendProvider hip = TestBackendProvider.onlyWhenNamed("hip", 200, 2, "not yet run on AMD GPUs");
+        TestBackendProvider host = TestBackendProvider.with("host", 1000, 4);
+        DeviceBackends.Selection auto = DeviceBackends.select(config(Map.of()), List.of(hip, host));
+        assertEquals("host", auto.backend().name());
+        assertEquals(List.of("hip: passed by: 2 devices, but used only when NCCL4J_DEVICE=hip names it (not yet run on "
+                + "AMD GPUs)", "host: chosen, 4 devices"), statuses(auto));
+        DeviceBackends.Selection named = DeviceBackends.select(config(Map.of("NCCL4J_DEVICE", "hip")), List.of(hip, host));
+        assertEquals("hip", named.backend().name());
+        assertEquals(List.of("hip: chosen, 2 devices", "host: not selected (NCCL4J_DEVICE=hip)"), statuses(named));
+    }
+
+    @Test
     void unknownDeviceNamesTheValueAndTheKnownBackends() {
         TestBackendProvider host = TestBackendProvider.with("host", 1000, 4);
         NcclUsageException e = assertThrows(NcclUsageException.class,

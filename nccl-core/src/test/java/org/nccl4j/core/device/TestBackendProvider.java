@@ -1,5 +1,6 @@
 package org.nccl4j.core.device;
 
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.core.param.Config;
 
@@ -13,12 +14,30 @@ public final class TestBackendProvider implements DeviceBackendProvider {
     private final int priority;
     private final int devices;
     private final String failure;
+    private final String onlyWhenNamed;
 
-    private TestBackendProvider(String name, int priority, int devices, String failure) {
+    private TestBackendProvider(String name, int priority, int devices, String failure, String onlyWhenNamed) {
         this.name = name;
         this.priority = priority;
         this.devices = devices;
         this.failure = failure;
+        this.onlyWhenNamed = onlyWhenNamed;
+    }
+
+    /**
+     * @param name     backend name
+     * @param priority selection order
+     * @param devices  what its backend's {@code deviceCount()} returns
+     * @param why      why it is used only when {@code NCCL4J_DEVICE} names it
+     * @return the provider
+     */
+    public static TestBackendProvider onlyWhenNamed(String name, int priority, int devices, String why) {
+        return new TestBackendProvider(name, priority, devices, null, why);
+    }
+
+    @Override
+    public Optional<String> onlyWhenNamed() {
+        return Optional.ofNullable(onlyWhenNamed);
     }
 
     /**
@@ -28,7 +47,7 @@ public final class TestBackendProvider implements DeviceBackendProvider {
      * @return the provider
      */
     public static TestBackendProvider with(String name, int priority, int devices) {
-        return new TestBackendProvider(name, priority, devices, null);
+        return new TestBackendProvider(name, priority, devices, null, null);
     }
 
     /**
@@ -38,7 +57,7 @@ public final class TestBackendProvider implements DeviceBackendProvider {
      * @return the provider
      */
     public static TestBackendProvider failing(String name, int priority, String why) {
-        return new TestBackendProvider(name, priority, 0, why);
+        return new TestBackendProvider(name, priority, 0, why, null);
     }
 
     /** @return how often {@link #create()} ran */

@@ -1,6 +1,5 @@
 package org.nccl4j.gpu.cuda;
 
-import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.nccl4j.NcclException;
@@ -83,19 +82,7 @@ public final class CudaBackend implements DeviceBackend {
     @Override
     public Optional<DeviceMemory> allocate(LocalDevice device, long bytes) {
         CudaContext ctx = driver.primaryContext(device.index());
-        long dptr = ctx.memAlloc(bytes);
-        MemorySegment segment = MemorySegment.ofAddress(dptr).reinterpret(bytes);
-        return Optional.of(new DeviceMemory() {
-            @Override
-            public MemorySegment segment() {
-                return segment;
-            }
-
-            @Override
-            public void close() {
-                ctx.memFree(dptr);
-            }
-        });
+        return Optional.of(DeviceMemory.of(ctx.memAlloc(bytes), bytes, ctx::memFree));
     }
 
     @Override

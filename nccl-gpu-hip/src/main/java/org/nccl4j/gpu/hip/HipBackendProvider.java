@@ -1,5 +1,6 @@
 package org.nccl4j.gpu.hip;
 
+import java.util.Optional;
 import org.nccl4j.NcclException;
 import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.device.DeviceBackendProvider;
@@ -10,19 +11,16 @@ import org.nccl4j.gpu.hip.runtime.HipRuntime;
 /**
  * Provides the HIP backend, tried after the CUDA backend and before the host backend. It says
  * what it found, in the order a user fixes things: the HIP runtime library (and its version),
- * the AMD GPUs it sees, and the kernels in the jar. The collectives on AMD GPUs (device memory,
- * streams, events, IPC and launches of these kernels, as the CUDA backend's engine does) are not
- * built yet, so even where GPUs are found it is unusable, and says so: the engine then falls
- * back to the next backend only where {@code NCCL4J_DEVICE} does not name {@code hip}.
+ * the AMD GPUs it sees, and the kernels in the jar. Its engine has not run on an AMD GPU yet, so
+ * it is used only where {@code NCCL4J_DEVICE=hip} names it; the automatic choice passes it by.
  */
 public final class HipBackendProvider implements DeviceBackendProvider {
     /** The backend's name, as {@code NCCL4J_DEVICE} names it. */
     public static final String NAME = "hip";
     /** The HIP backend's priority: after CUDA's 100, before the host backend's 1000. */
     public static final int PRIORITY = 200;
-    /** Why a machine with AMD GPUs still cannot run this backend. */
-    static final String NO_ENGINE = "nccl4j's collectives on AMD GPUs (device memory, streams, kernel launches) are not"
-            + " built yet; the cuda or host backend runs them";
+    /** Why the automatic choice passes it by. */
+    static final String UNTESTED = "its engine has not run on an AMD GPU yet";
 
     @Override
     public String name() {
@@ -32,6 +30,11 @@ public final class HipBackendProvider implements DeviceBackendProvider {
     @Override
     public int priority() {
         return PRIORITY;
+    }
+
+    @Override
+    public Optional<String> onlyWhenNamed() {
+        return Optional.of(UNTESTED);
     }
 
     @Override
@@ -54,7 +57,10 @@ public final class HipBackendProvider implements DeviceBackendProvider {
             throw new DeviceUnavailableException(found + ", but no AMD GPU (hipGetDeviceCount: "
                     + rt.describe(HipRuntime.ERROR_NO_DEVICE) + ")" + kernels, null);
         }
-        throw new DeviceUnavailableException(found + ", " + gpus + " AMD GPU" + (gpus == 1 ? "" : "s") + ", but "
-                + NO_ENGINE + kernels, null);
+        if (!kernels.isEmpty()) {
+            throw new DeviceUnavailableException(found + ", " + gpus + " AMD GPU" + (gpus == 1 ? "" : "s") + ", but "
+                    + "this jar was " + CodeObjectResource.MISSING, null);
+        }
+        return new HipBackend(rt);
     }
 }

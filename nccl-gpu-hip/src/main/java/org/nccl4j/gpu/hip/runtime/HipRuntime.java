@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
@@ -131,6 +132,23 @@ public final class HipRuntime {
             }
             check(HipFunction.hipGetDeviceCount, e, "");
             return n.get(ValueLayout.JAVA_INT, 0);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * @param device a device ordinal of this process
+     * @return {@code hipDeviceGetPCIBusId}, lower case ({@code 0000:c1:00.0}), as NCCL keeps bus ids
+     */
+    public String pciBusId(int device) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment text = arena.allocate(64);
+            int e = (int) handle(HipFunction.hipDeviceGetPCIBusId).invokeExact(text, 64, device);
+            check(HipFunction.hipDeviceGetPCIBusId, e, "64, " + device);
+            return text.getString(0).toLowerCase(Locale.ROOT);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
