@@ -15,22 +15,38 @@ import org.nccl4j.core.device.DeviceBackends;
 import org.nccl4j.core.device.DeviceUnavailableException;
 import org.nccl4j.core.device.HostBackend;
 import org.nccl4j.core.param.Config;
+import org.nccl4j.core.param.Param;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.param.Source;
 import picocli.CommandLine.Option;
 
 /**
  * {@code --device} of perf and train: host memory and the host backend (the default), or the
- * communicator's GPU memory and the {@code cuda} backend, with its ranks as threads of this JVM
+ * communicator's GPU memory and the {@code cuda} (or {@code hip}) backend, with its ranks as threads of this JVM
  * or as local rank JVMs (one GPU per rank, or sharing the GPUs when they outnumber them).
  */
 final class DeviceOption {
     /** The memory a command's collectives move. */
     enum Kind {
         /** {@code MemorySegment}s on the host backend. */
-        HOST,
+        HOST(null, null, null),
         /** {@code DeviceBuffer}s on the cuda backend. */
-        CUDA;
+        CUDA(Params.CUDA_DEVICE, "nccl-gpu-cuda", "run on a machine with an NVIDIA GPU and its driver, or use --device host"),
+        /** {@code DeviceBuffer}s on the hip backend (AMD GPUs; never run on one yet). */
+        HIP(Params.HIP_DEVICE, "nccl-gpu-hip", "run on a machine with an AMD GPU and ROCm, or use --device host");
+
+        /** The parameter that pins a rank's GPU. */
+        final Param deviceParam;
+        /** The backend's module. */
+        final String module;
+        /** What to do where it cannot run. */
+        final String hint;
+
+        Kind(Param deviceParam, String module, String hint) {
+            this.deviceParam = deviceParam;
+            this.module = module;
+            this.hint = hint;
+        }
 
         String backend() {
             return name().toLowerCase(Locale.ROOT);
@@ -38,7 +54,8 @@ final class DeviceOption {
     }
 
     @Option(names = "--device", defaultValue = "host", paramLabel = "DEVICE",
-            description = "host: host memory, host backend (default); cuda: GPU memory (DeviceBuffer), cuda backend")
+            description = "host: host memory, host backend (default); cuda: GPU memory (DeviceBuffer), cuda backend; "
+                    + "hip: AMD GPU memory, hip backend (never run on an AMD GPU yet)")
     Kind kind = Kind.HOST;
 
     /** @return whether the collectives run on device memory */
@@ -66,7 +83,7 @@ final class DeviceOption {
             return;
         }
         b.param(Params.DEVICE.envName(), kind.backend());
-        if (share(nranks, usable().deviceCount(), notes)) {
+        if (share(kind, nranks, usable().deviceCount(), notes)) {
             b.param(Params.SHARED_DEVICE.envName(), "1");
         }
     }
@@ -78,7 +95,8 @@ final class DeviceOption {
 
     /**
      * The environment of {@code nranks} local rank JVMs: on a device, rank {@code r} takes GPU
-     * {@code r % gpus} (NCCL's one GPU per local rank) unless {@code NCCL4J_CUDA_DEVICE} pins one,
+     * {@code r % gpus} (NCCL's one GPU per local rank) unless {@code NCCL4J_CUDA_DEVICE} (or
+     * {@code NCCL4J_HIP_DEVICE}) pins one,
      * and {@code NCCL4J_SHARED_DEVICE=1} when the ranks outnumber the GPUs (unless set elsewhere),
      * said on {@code notes}.
      *
@@ -89,12 +107,12 @@ final class DeviceOption {
             return r -> Map.of();
         }
         int gpus = usable().deviceCount();
-        boolean pinned = Config.global().integer(Params.CUDA_DEVICE) >= 0;
-        boolean share = share(nranks, gpus, notes);
+        boolean pinned = Config.global().integer(kind.deviceParam) >= 0;
+        boolean share = share(kind, nranks, gpus, notes);
         return r -> {
             Map<String, String> env = new HashMap<>();
             if (!pinned) {
-                env.put(Params.CUDA_DEVICE.envName(), Integer.toString(r % gpus));
+                env.put(kind.deviceParam.envName(), Integer.toString(r % gpus));
             }
             if (share) {
                 env.put(Params.SHARED_DEVICE.envName(), "1");
@@ -103,14 +121,23 @@ final class DeviceOption {
         };
     }
 
-    /** Whether {@code nranks} ranks must share GPUs and nothing set that already; if so, says it on {@code notes}. */
-    private static boolean share(int nranks, int gpus, PrintStream notes) {
+    /**
+     * Whether {@code nranks} ranks must share GPUs and nothing set that already; if so, says it on
+     * {@code notes}. The hip backend gives each rank its own GPU: there it is refused.
+     */
+    private static boolean share(Kind kind, int nranks, int gpus, PrintStream notes) {
         Config global = Config.global();
-        boolean pinned = global.integer(Params.CUDA_DEVICE) >= 0;
+        long pin = global.integer(kind.deviceParam);
+        boolean pinned = pin >= 0;
         if ((nranks > gpus || pinned && nranks > 1) && global.setting(Params.SHARED_DEVICE).source() == Source.DEFAULT) {
+            String where = pinned ? "GPU " + pin : gpus + " GPU" + (gpus == 1 ? "" : "s");
+            if (kind == Kind.HIP) {
+                throw NcclException.of(Result.INVALID_USAGE, "--device hip: " + nranks + " ranks on " + where
+                        + ": the hip backend gives each rank a GPU of its own", "run at most " + gpus
+                        + " ranks, one per AMD GPU, and leave NCCL4J_HIP_DEVICE unset");
+            }
             notes.printf(Locale.ROOT, "# %d ranks on %s: NCCL4J_SHARED_DEVICE=1, ranks share a GPU, each on its own "
-                    + "streams%n", nranks, pinned ? "GPU " + global.integer(Params.CUDA_DEVICE)
-                    : gpus + " GPU" + (gpus == 1 ? "" : "s"));
+                    + "streams%n", nranks, where);
             return true;
         }
         return false;
@@ -131,11 +158,10 @@ final class DeviceOption {
                 }
             }
         }
-        throw unusable("the " + kind.backend() + " backend (nccl-gpu-cuda) is not on the class path");
+        throw unusable("the " + kind.backend() + " backend (" + kind.module + ") is not on the class path");
     }
 
     private NcclException unusable(String reason) {
-        return NcclException.of(Result.INVALID_USAGE, "--device " + kind.backend() + ": " + reason,
-                "run on a machine with an NVIDIA GPU and its driver, or use --device host");
+        return NcclException.of(Result.INVALID_USAGE, "--device " + kind.backend() + ": " + reason, kind.hint);
     }
 }

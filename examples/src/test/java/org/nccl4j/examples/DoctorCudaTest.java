@@ -2,13 +2,10 @@ package org.nccl4j.examples;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.nccl4j.core.launch.LocalLauncher;
@@ -23,9 +20,6 @@ class DoctorCudaTest {
     /** The NVIDIA kernel driver, judged without nccl4j's code. */
     private static final boolean DRIVER = Files.exists(Path.of("/dev/nvidiactl"))
             || Files.exists(Path.of("/proc/driver/nvidia/version"));
-    /** The HIP runtime as Debian's libamdhip64-dev or ROCm install it, and its headers' version. */
-    private static final Path HIP_LIB = Path.of("/usr/lib/x86_64-linux-gnu/libamdhip64.so");
-    private static final Path HIP_VERSION = Path.of("/usr/include/hip/hip_version.h");
 
     @Test
     void doctorListsTheCudaBackendWithItsReason() {
@@ -43,31 +37,10 @@ class DoctorCudaTest {
             assertTrue(hip.equals("  hip        priority  200  not tried: cuda came first"), text);
             assertTrue(host.equals("  host       priority 1000  not tried: cuda came first"), text);
         } else {
-            assertTrue(hip.startsWith("  hip        priority  200  unusable: " + hipReason()), text);
+            assertTrue(hip.startsWith("  hip        priority  200  unusable: " + HipRuntimeHere.reason()), text);
             assertTrue(cuda.startsWith("  cuda       priority  100  unusable: no NVIDIA driver: libcuda.so.1 not found "
                     + "(libcuda.so.1: cannot open shared object file: No such file or directory)"), text);
             assertTrue(host.startsWith("  host       priority 1000  chosen, "), text);
         }
-    }
-
-    /** What the HIP backend must say here: no runtime, or the runtime (its headers' version) and no AMD GPU. */
-    private static String hipReason() {
-        if (!Files.exists(HIP_LIB) || !Files.exists(HIP_VERSION)) {
-            return "no HIP runtime: libamdhip64.so: cannot open shared object file";
-        }
-        try {
-            String h = Files.readString(HIP_VERSION);
-            String v = define(h, "HIP_VERSION_MAJOR") + "." + define(h, "HIP_VERSION_MINOR") + "."
-                    + define(h, "HIP_VERSION_PATCH");
-            return "HIP runtime libamdhip64.so " + v + ", but no AMD GPU (hipGetDeviceCount: hipErrorNoDevice (100))";
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String define(String header, String name) {
-        Matcher m = Pattern.compile("#define " + name + " (\\d+)").matcher(header);
-        assertTrue(m.find(), name + " in " + HIP_VERSION);
-        return m.group(1);
     }
 }
