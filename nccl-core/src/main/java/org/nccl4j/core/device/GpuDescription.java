@@ -11,9 +11,12 @@ import java.util.List;
  *                its sysfs directory is found from it
  * @param dev     the device ordinal ({@code <gpu dev>}), as NVML's index
  * @param sm      the compute capability, major * 10 + minor ({@code <gpu sm>})
- * @param nvLinks the GPU's active P2P-capable NVLinks, one entry per remote device
+ * @param gcn     an AMD GPU's architecture name ({@code <gpu gcn>}, e.g. {@code gfx90a}), as
+ *                RCCL writes it; {@code null} for an NVIDIA GPU
+ * @param nvLinks the GPU's active P2P-capable NVLinks, one entry per remote device; an AMD GPU's
+ *                XGMI links ({@code <xgmi>}, RCCL's NVLink-class links)
  */
-public record GpuDescription(String busId, int dev, int sm, List<NvLink> nvLinks) {
+public record GpuDescription(String busId, int dev, int sm, String gcn, List<NvLink> nvLinks) {
     /** {@code tclass} of a GPU (display controller, 3D). */
     public static final String CLASS_GPU = "0x030200";
     /** {@code tclass} NCCL reads as an NVSwitch (and assumes for a remote device it cannot see). */
@@ -24,6 +27,21 @@ public record GpuDescription(String busId, int dev, int sm, List<NvLink> nvLinks
     /** Copies the list. */
     public GpuDescription {
         nvLinks = List.copyOf(nvLinks);
+    }
+
+    /** An NVIDIA GPU: no {@code gcn}. */
+    public GpuDescription(String busId, int dev, int sm, List<NvLink> nvLinks) {
+        this(busId, dev, sm, null, nvLinks);
+    }
+
+    /** @return whether it is an AMD GPU, whose topology is RCCL's dialect ({@code <xgmi>} links, {@code gcn}) */
+    public boolean amd() {
+        return gcn != null;
+    }
+
+    /** @return the element its links are written as: {@code xgmi} (AMD) or {@code nvlink} */
+    public String linkElement() {
+        return amd() ? "xgmi" : "nvlink";
     }
 
     /**

@@ -22,4 +22,12 @@ public record LocalDevice(String backend, int index, long busId, String busIdTex
     public static LocalDevice gpu(String backend, int index, String busIdText) {
         return new LocalDevice(backend, index, CNum.busIdToInt64(busIdText), busIdText);
     }
+
+    /**
+     * @param busId a numeric bus id
+     * @return it as NCCL's {@code int64ToBusId} prints it ({@code 0000:c1:00.0})
+     */
+    public static String busIdText(long busId) {
+        return CNum.int64ToBusId(busId);
+    }
 }

@@ -1,5 +1,7 @@
 package org.nccl4j.gpu.hip;
 
+import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,6 +13,7 @@ import org.nccl4j.core.device.DeviceBackend;
 import org.nccl4j.core.device.DeviceCollectives;
 import org.nccl4j.core.device.DeviceCommContext;
 import org.nccl4j.core.device.DeviceMemory;
+import org.nccl4j.core.device.GpuDescription;
 import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.device.gpu.engine.GpuCollectives;
 import org.nccl4j.core.param.Config;
@@ -35,6 +38,7 @@ public final class HipBackend implements DeviceBackend {
 
     private final HipRuntime rt;
     private final Map<Integer, HipContext> contexts = new ConcurrentHashMap<>();
+    private List<KfdTopology.Gpu> kfd;
 
     HipBackend(HipRuntime rt) {
         this.rt = rt;
@@ -66,6 +70,39 @@ public final class HipBackend implements DeviceBackend {
         int dev = pinned >= 0 ? (int) pinned : Math.floorMod(NEXT.getAndIncrement(), count);
         String busId = rt.pciBusId(dev);
         return LocalDevice.gpu(name(), dev, busId);
+    }
+
+    /**
+     * {@inheritDoc} From KFD's topology ({@link KfdTopology}), read once: the GPU's architecture
+     * and its XGMI links, for RCCL's dialect of the topology.
+     */
+    @Override
+    public Optional<GpuDescription> describeGpu(long busId) {
+        String text = LocalDevice.busIdText(busId);
+        return KfdTopology.describe(kfd(), text, this::ordinal);
+    }
+
+    private synchronized List<KfdTopology.Gpu> kfd() {
+        if (kfd == null) {
+            try {
+                kfd = KfdTopology.read(KfdTopology.ROOT);
+            } catch (IOException e) {
+                throw NcclException.of(Result.SYSTEM_ERROR, "cannot read " + KfdTopology.ROOT + ": " + e.getMessage(),
+                        "check the amdgpu driver (its KFD topology) and the permissions of that folder");
+            }
+        }
+        return kfd;
+    }
+
+    /** @return the HIP ordinal of a GPU by bus id, or -1 where this process does not see it */
+    private int ordinal(String busId) {
+        int n = rt.deviceCount();
+        for (int d = 0; d < n; d++) {
+            if (rt.pciBusId(d).equals(busId)) {
+                return d;
+            }
+        }
+        return -1;
     }
 
     /** {@inheritDoc} {@code hipMalloc} on the device. */

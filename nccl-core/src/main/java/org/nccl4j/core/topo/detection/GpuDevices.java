@@ -14,7 +14,9 @@ import org.nccl4j.core.topo.xml.XmlNode;
  * {@code ncclTopoGetXmlFromGpu}, with the GPU's facts ({@link GpuDescription}) given by its
  * backend instead of NVML calls made here. The GPU's {@code <pci>} sits at its real sysfs
  * place (switches, link speed and width, NUMA node's CPU, as {@link PciWalker} reads them), its
- * {@code <gpu dev sm>} below, and one {@code <nvlink target count tclass>} per remote device.
+ * {@code <gpu dev sm>} below, and one {@code <nvlink target count tclass>} per remote device; an
+ * AMD GPU's as RCCL's {@code ncclTopoGetXmlFromGpu} writes it, {@code <gpu dev sm gcn>} with
+ * {@code <xgmi target count tclass>} links.
  *
  * <p>Shared-device ranks ({@code NCCL4J_SHARED_DEVICE=1}, several ranks on one GPU) have no PCI
  * device of their own: each becomes a {@code <pci>}/{@code <gpu>} of its own beside the real GPU
@@ -46,18 +48,19 @@ final class GpuDevices {
     static XmlNode fill(TopoXml xml, PciWalker walker, GpuDescription d) {
         XmlNode pci = realPci(xml, walker, d);
         XmlNode gpu = gpuNode(xml, pci, d);
+        String element = d.linkElement();
         for (GpuDescription.NvLink link : d.nvLinks()) {
             // NCCL 2.10 looks for existing <nvlink> under the <pci> (never there) and so adds the
             // detected counts to a topology file's; they are looked for under the <gpu> here.
-            XmlNode nvl = gpu.subKv("nvlink", "target", link.remoteBusId());
+            XmlNode nvl = gpu.subKv(element, "target", link.remoteBusId());
             if (nvl == null) {
-                nvl = xml.addNode(gpu, "nvlink");
+                nvl = xml.addNode(gpu, element);
                 nvl.setAttr("target", link.remoteBusId());
                 nvl.setAttrInt("count", link.count());
             }
         }
         for (XmlNode nvl : gpu.subs()) {
-            if (nvl.name().equals("nvlink") && nvl.attrIndex("tclass") < 0) {
+            if (nvl.name().equals(element) && nvl.attrIndex("tclass") < 0) {
                 nvl.setAttr("tclass", targetClass(walker.sys(), nvl.attr("target"), d));
             }
         }
@@ -125,6 +128,9 @@ final class GpuDevices {
         }
         PciWalker.setIfUnset(gpu, "dev", Integer.toString(d.dev()));
         PciWalker.setIfUnset(gpu, "sm", Integer.toString(d.sm()));
+        if (d.amd()) {
+            PciWalker.setIfUnset(gpu, "gcn", d.gcn());
+        }
         return gpu;
     }
 

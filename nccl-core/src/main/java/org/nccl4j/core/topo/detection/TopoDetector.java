@@ -132,6 +132,10 @@ public final class TopoDetector {
             return HostDevices.fill(xml, walker, r);
         }
         GpuDescription gpu = d.get();
+        if (gpu.amd()) {
+            // AMD GPUs: RCCL's dialect, whose <xgmi> links the system builder reads as RCCL does.
+            xml.root().setAttrInt("version", TopoXml.RCCL_TOPO_XML_VERSION);
+        }
         if (CNum.busIdToInt64(gpu.busId()) == r.busId()) {
             return GpuDevices.fill(xml, walker, gpu);
         }

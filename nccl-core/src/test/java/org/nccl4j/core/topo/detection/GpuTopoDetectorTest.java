@@ -162,6 +162,26 @@ class GpuTopoDetectorTest {
         assertTrue(out.contains("RANK 3 nNodes=1 node=0 localRanks=4 nChannels=8\n"), out);
     }
 
+    @Test
+    void amdGpusAreWrittenInRcclsDialectWithTheirXgmiLinks() throws Exception {
+        GpuDescription g0 = new GpuDescription(FakeGpuSysfs.GPU0, 0, 90, "gfx90a",
+                List.of(new NvLink(FakeGpuSysfs.GPU1, GpuDescription.CLASS_GPU, 2)));
+        GpuDescription g1 = new GpuDescription(FakeGpuSysfs.GPU1, 1, 90, "gfx90a",
+                List.of(new NvLink(FakeGpuSysfs.GPU0, GpuDescription.CLASS_GPU, 2)));
+        TopoXml xml = detect(List.of(rank(0, FakeGpuSysfs.GPU0, 0), rank(1, FakeGpuSysfs.GPU1, 1)),
+                Map.of(CNum.busIdToInt64(FakeGpuSysfs.GPU0), g0, CNum.busIdToInt64(FakeGpuSysfs.GPU1), g1));
+        assertEquals("<system version=\"2\">\n" + CPU + SWITCH + gpuPci(FakeGpuSysfs.GPU0)
+                + "        <gpu dev=\"0\" sm=\"90\" gcn=\"gfx90a\" rank=\"0\" gdr=\"0\">\n"
+                + "          <xgmi target=\"0000:04:00.0\" count=\"2\" tclass=\"0x030200\"/>\n"
+                + "        </gpu>\n      </pci>\n" + gpuPci(FakeGpuSysfs.GPU1)
+                + "        <gpu dev=\"1\" sm=\"90\" gcn=\"gfx90a\" rank=\"1\" gdr=\"0\">\n"
+                + "          <xgmi target=\"0000:03:00.0\" count=\"2\" tclass=\"0x030200\"/>\n"
+                + "        </gpu>\n      </pci>\n    </pci>\n  </cpu>\n</system>\n", XmlWriter.toText(xml));
+        // RCCL's ncclTopoAddXGMI: an NVLink-class link of 2 x gfx90a's xGMI width (36).
+        String out = simulate(xml);
+        assertTrue(out.contains("PATH GPU/3000 -> GPU/4000 count=1 width=72 type=NVL\n"), out);
+    }
+
     /** init's graph code on the XML, one node, NCCL's GPU tuning. */
     private String simulate(TopoXml xml) throws Exception {
         return simulate(xml, Map.of());
