@@ -10,13 +10,23 @@ import org.nccl4j.core.topo.tuning.TuningProfile;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.peer.RankLayout;
 
-/** Which tuning tables a communicator uses: measured host figures for host ranks, NCCL's for GPUs. */
+/**
+ * Which tuning tables a communicator uses: measured host figures for host ranks, RCCL's for AMD
+ * GPUs (the hip backend's ranks), NCCL's for other GPUs.
+ */
 final class DeviceProfiles {
+    /** nccl-gpu-hip's backend: its ranks are AMD GPUs, which RCCL tunes with its own tables. */
+    static final String AMD_BACKEND = "hip";
+
     private DeviceProfiles() {
     }
 
     static TuningProfile of(List<PeerInfo> peers) {
-        return allHost(peers) ? TuningProfile.HOST : TuningProfile.NCCL_GPU;
+        if (allHost(peers)) {
+            return TuningProfile.HOST;
+        }
+        return peers.stream().anyMatch(p -> AMD_BACKEND.equals(p.backend())) ? TuningProfile.RCCL_GPU
+                : TuningProfile.NCCL_GPU;
     }
 
     /**

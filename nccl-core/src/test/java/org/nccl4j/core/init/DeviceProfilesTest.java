@@ -19,7 +19,7 @@ import org.nccl4j.core.topo.tuning.TuningProfile;
 /**
  * Which tuning tables and channel bounds init gives a communicator, by its ranks' backends: host
  * ranks get the measured host tables and at most a core per channel; cuda ranks NCCL's GPU
- * tables and NCCL's own channel bounds (only NCCL_MIN/MAX_NCHANNELS).
+ * tables and NCCL's own channel bounds (only NCCL_MIN/MAX_NCHANNELS); hip ranks RCCL's tables.
  */
 class DeviceProfilesTest {
     private static final Config DEFAULTS = Config.of(new Properties(), Map.of(), Path.of("/nonexistent/nccl.conf"));
@@ -42,6 +42,14 @@ class DeviceProfilesTest {
         ChannelLimits user = ChannelLimits.fromConfig(DEFAULTS);
         assertEquals(new ChannelLimits(Math.min(user.min(), perRank), Math.min(user.max(), perRank)),
                 DeviceProfiles.channelLimits(DEFAULTS, p, RankLayout.of(p, 0)));
+    }
+
+    @Test
+    void hipRanksGetRcclsTables() {
+        List<PeerInfo> p = peers("hip", "hip");
+        assertSame(TuningProfile.RCCL_GPU, DeviceProfiles.of(p));
+        assertEquals("rccl-gpu", DeviceProfiles.of(p).name());
+        assertEquals(ChannelLimits.DEFAULT, DeviceProfiles.channelLimits(DEFAULTS, p, RankLayout.of(p, 0)));
     }
 
     @Test

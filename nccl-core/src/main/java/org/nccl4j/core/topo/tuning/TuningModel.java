@@ -128,27 +128,9 @@ public final class TuningModel {
                 for (Protocol proto : Protocol.values()) {
                     int p = proto.code();
                     float speed = nNodes <= 2 || algo == Algorithm.COLLNET ? g.speedIntra : g.speedInter;
-                    float busBw = Math.min(g.nChannels * speed, profile.maxBusBw(index2));
-                    if (compCap80 == 1) {
-                        busBw = Math.min(busBw, profile.ampereBusBwCap());
-                    }
-                    if (algo == Algorithm.RING && proto == Protocol.LL) {
-                        boolean quarter = nNodes > 1 || coll == CollFunc.ALL_REDUCE || coll == CollFunc.REDUCE;
-                        busBw = (float) Math.min(llMaxBw, busBw * (quarter ? 1.0 / 4.0 : 1.0 / 3.0));
-                    }
-                    if (algo == Algorithm.RING && proto == Protocol.LL128) {
-                        busBw = (float) Math.min(busBw * (ppn < 2 ? 0.7 : 0.92), profile.ll128MaxBwPerCh() * g.nChannels);
-                    }
-                    if (algo == Algorithm.TREE) {
-                        busBw = (float) Math.min(busBw * .92, g.nChannels * perChMaxTreeBw);
-                    }
-                    if (algo == Algorithm.TREE && proto == Protocol.LL) {
-                        busBw = (float) Math.min(busBw * 1.0 / 3.8, llMaxBw);
-                    }
-                    if (algo == Algorithm.TREE && proto == Protocol.LL128) {
-                        busBw = (float) Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                                profile.ll128MaxBwPerCh() * g.nChannels);
-                    }
+                    float busBw = profile.rccl() ? rcclBusBw(g.nChannels * speed, algo, proto, nNodes)
+                            : ncclBusBw(g.nChannels * speed, coll, algo, proto, g, index2, compCap80, llMaxBw,
+                                    perChMaxTreeBw, ppn);
                     if (algo == Algorithm.COLLNET && proto != Protocol.SIMPLE) {
                         busBw = 0; // one-shot CollNet has Simple only
                     }
@@ -159,8 +141,8 @@ public final class TuningModel {
                     float lat = profile.baseLat(algo, proto);
                     float intraLat = hwLat[intraHw[a]][a][p];
                     float interLat = hwLat[TuningProfile.HW_NET][a][p];
-                    if (nNodes > 1 && proto == Protocol.LL) {
-                        intraLat = (float) (intraLat * 1.8);
+                    if (nNodes > 1 && proto == Protocol.LL && !profile.rccl()) {
+                        intraLat = (float) (intraLat * 1.8); // RCCL leaves this out
                     }
                     if (algo == Algorithm.RING) {
                         float stepLat = hwLat[hw[a]][a][p];
@@ -189,6 +171,52 @@ public final class TuningModel {
                 }
             }
         }
+    }
+
+    /** NCCL's bus bandwidth refinements: caps, LL and LL128 factors, tree caps per channel. */
+    private float ncclBusBw(float raw, CollFunc coll, Algorithm algo, Protocol proto, TopoGraph g, int index2,
+                            int compCap80, double llMaxBw, double perChMaxTreeBw, float ppn) {
+        int nNodes = ctx.nNodes();
+        float busBw = Math.min(raw, profile.maxBusBw(index2));
+        if (compCap80 == 1) {
+            busBw = Math.min(busBw, profile.ampereBusBwCap());
+        }
+        if (algo == Algorithm.RING && proto == Protocol.LL) {
+            boolean quarter = nNodes > 1 || coll == CollFunc.ALL_REDUCE || coll == CollFunc.REDUCE;
+            busBw = (float) Math.min(llMaxBw, busBw * (quarter ? 1.0 / 4.0 : 1.0 / 3.0));
+        }
+        if (algo == Algorithm.RING && proto == Protocol.LL128) {
+            busBw = (float) Math.min(busBw * (ppn < 2 ? 0.7 : 0.92), profile.ll128MaxBwPerCh() * g.nChannels);
+        }
+        if (algo == Algorithm.TREE) {
+            busBw = (float) Math.min(busBw * .92, g.nChannels * perChMaxTreeBw);
+        }
+        if (algo == Algorithm.TREE && proto == Protocol.LL) {
+            busBw = (float) Math.min(busBw * 1.0 / 3.8, llMaxBw);
+        }
+        if (algo == Algorithm.TREE && proto == Protocol.LL128) {
+            busBw = (float) Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                    profile.ll128MaxBwPerCh() * g.nChannels);
+        }
+        return busBw;
+    }
+
+    /**
+     * RCCL's (2.10.3, AMD GPUs): fixed factors, no caps. RCCL also triples trees on 2 nodes of 32
+     * gfx90a ranks ({@code gcn == 910}); the model has no GPU architecture to apply that by.
+     */
+    private static float rcclBusBw(float raw, Algorithm algo, Protocol proto, int nNodes) {
+        float busBw = raw;
+        if (algo == Algorithm.RING && (proto == Protocol.LL || proto == Protocol.LL128)) {
+            busBw = (float) (busBw * 0.05);
+        }
+        if (algo == Algorithm.TREE && proto == Protocol.SIMPLE) {
+            busBw = (float) (busBw * (nNodes == 2 ? 0.33 : 0.11));
+        }
+        if (algo == Algorithm.TREE && (proto == Protocol.LL || proto == Protocol.LL128)) {
+            busBw = (float) (busBw * 0.04);
+        }
+        return busBw;
     }
 
     /** The profile's step latencies, with NCCL's POWER adjustment that favours Tree/Simple over Ring. */
@@ -337,6 +365,15 @@ public final class TuningModel {
             return -1.0f;
         }
         int logSize = log2i(nBytes >>> 6);
+        TuningProfile.RcclCorrections rccl = profile.rcclCorrections();
+        if (rccl != null) {
+            // RCCL: trees and rings corrected at every size, no per-channel scaling, no plateau.
+            if (algo == Algorithm.TREE || algo == Algorithm.RING) {
+                bw *= rccl.factor(algo == Algorithm.TREE, proto, logSize);
+            }
+            int latCount = algo == Algorithm.RING ? numPipeOps : (numPipeOps + MAX_WORK_ELEMENTS - 1) / MAX_WORK_ELEMENTS;
+            return lat * latCount + (float) nBytes / (1000 * bw);
+        }
         if (algo == Algorithm.TREE && logSize < TuningProfile.CORRECTION_BUCKETS) {
             bw *= profile.treeCorrectionFactor(proto, logSize);
         }

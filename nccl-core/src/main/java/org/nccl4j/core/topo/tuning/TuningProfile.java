@@ -68,7 +68,59 @@ public final class TuningProfile {
             ones(3, CORRECTION_BUCKETS),
             Float.MAX_VALUE, new double[] {4.3, 0.4, 0.4});
 
+    /**
+     * RCCL 2.10.3's figures for AMD GPUs (ROCm/rccl tag {@code rocm-5.0.0}, {@code tuning.cc}
+     * under {@code __HIPCC__}): flat base latencies, its own step latencies, no bandwidth caps, and
+     * its formulas ({@link #rccl()}: fixed bus-bandwidth factors per algorithm and protocol, tree
+     * and ring corrections over 25 size buckets). The LL tables, tree caps and NCCL's tree
+     * corrections are unused there.
+     */
+    public static final TuningProfile RCCL_GPU = new TuningProfile(
+            "rccl-gpu",
+            new double[][] {{12.0, 12.0, 17.0}, {12.0, 12.0, 17.0}, {12.0, 12.0, 17.0}},
+            new double[][][] {
+                {{1.5, 1.5, 4.5}, {1.5, 1.5, 4.5}, {1.2, 1.2, 3.8}},
+                {{2.2, 2.2, 5.7}, {2.2, 2.2, 5.7}, {2.2, 2.2, 5.7}},
+                {{40.0, 40.0, 50.0}, {4.0, 4.0, 25.0}, {9.8, 9.8, 19.5}}},
+            20.0,
+            new double[][] {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}},
+            new double[][] {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}},
+            ones(3, CORRECTION_BUCKETS),
+            Float.MAX_VALUE, NO_CAP,
+            new RcclCorrections(
+                new double[][] {
+                    {0.7, 0.7, 0.7, 0.6, 0.6, 0.3, 0.9, 0.5, 0.5, 0.6, 0.5, 0.5, 0.8, 0.9, 0.8, 0.8, 0.8, 0.8, 0.8, 0.9,
+                        0.9, 1.0, 1.0, 1.0, 1.0},
+                    {0.7, 0.7, 0.7, 0.6, 0.6, 0.3, 0.9, 0.5, 0.5, 0.6, 0.5, 0.5, 0.8, 0.9, 0.8, 0.8, 0.8, 0.8, 0.8, 0.9,
+                        0.9, 1.0, 1.0, 1.0, 1.0},
+                    {0.4, 0.4, 0.3, 0.3, 0.2, 0.5, 0.5, 0.7, 0.2, 0.2, 0.3, 0.6, 0.7, 1.0, 1.3, 1.0, 1.2, 1.2, 1.1, 1.1,
+                        1.2, 1.2, 1.5, 1.7, 2.4}},
+                new double[][] {
+                    {0.4, 0.6, 0.6, 0.3, 0.2, 0.2, 0.2, 0.2, 0.4, 0.6, 0.7, 0.9, 1.4, 1.5, 1.0, 0.8, 0.7, 0.8, 0.8, 0.9,
+                        0.9, 0.9, 0.9, 0.9, 0.9},
+                    {0.4, 0.6, 0.6, 0.3, 0.2, 0.2, 0.2, 0.2, 0.4, 0.6, 0.7, 0.9, 1.4, 1.5, 1.0, 0.8, 0.7, 0.8, 0.8, 0.9,
+                        0.9, 0.9, 0.9, 0.9, 0.9},
+                    {0.6, 0.4, 0.4, 0.4, 0.2, 0.3, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.3, 0.4, 0.6,
+                        0.8, 0.9, 1.1, 2.0, 2.9}}));
+
+    /**
+     * RCCL's per-size bandwidth corrections: {@code [proto][log2(bytes / 64)]}, 25 buckets, the
+     * last one for every larger size, for trees and for rings.
+     *
+     * @param tree tree corrections
+     * @param ring ring corrections
+     */
+    record RcclCorrections(double[][] tree, double[][] ring) {
+        /** Buckets of RCCL's correction tables. */
+        static final int BUCKETS = 25;
+
+        float factor(boolean tree, Protocol p, int logSize) {
+            return (float) (tree ? this.tree : ring)[p.code()][Math.min(logSize, BUCKETS - 1)];
+        }
+    }
+
     private final String name;
+    private final RcclCorrections rccl;
     private final float[][] baseLat;
     private final float[][][] hwLat;
     private final double ll128MaxBwPerCh;
@@ -94,7 +146,15 @@ public final class TuningProfile {
     public TuningProfile(String name, double[][] baseLat, double[][][] hwLat, double ll128MaxBwPerCh,
                          double[][] llMaxBws, double[][] perChMaxTreeBws, double[][] treeCorrectionFactor,
                          float ampereBusBwCap, double[] maxBusBws) {
+        this(name, baseLat, hwLat, ll128MaxBwPerCh, llMaxBws, perChMaxTreeBws, treeCorrectionFactor, ampereBusBwCap,
+                maxBusBws, null);
+    }
+
+    private TuningProfile(String name, double[][] baseLat, double[][][] hwLat, double ll128MaxBwPerCh,
+                          double[][] llMaxBws, double[][] perChMaxTreeBws, double[][] treeCorrectionFactor,
+                          float ampereBusBwCap, double[] maxBusBws, RcclCorrections rccl) {
         this.name = name;
+        this.rccl = rccl;
         this.baseLat = toFloat(baseLat, NALGO, NPROTO);
         this.hwLat = new float[3][][];
         for (int hw = 0; hw < 3; hw++) {
@@ -106,6 +166,16 @@ public final class TuningProfile {
         this.treeCorrectionFactor = toFloat(treeCorrectionFactor, NPROTO, CORRECTION_BUCKETS);
         this.ampereBusBwCap = ampereBusBwCap;
         this.maxBusBws = toFloat(new double[][] {maxBusBws}, 1, 3)[0];
+    }
+
+    /** @return whether the model applies RCCL's formulas for AMD GPUs ({@link #RCCL_GPU}) instead of NCCL's */
+    public boolean rccl() {
+        return rccl != null;
+    }
+
+    /** @return RCCL's corrections, or {@code null} for NCCL's formulas */
+    RcclCorrections rcclCorrections() {
+        return rccl;
     }
 
     /** @return the profile's label */

@@ -199,4 +199,38 @@ class TuningModelTest {
         assertEquals("-0.000", CFormat.fixed(-0.0001, 3));
         assertEquals("   456.4", CFormat.fixed(456.4f, 8, 1));
     }
+
+    /** 1 node of 8 AMD GPUs with RCCL's tables: ring and tree 4 channels x 36 GB/s over xGMI. */
+    private static TuningModel rccl8() {
+        TopoGraph ring = graph(0, TopoGraph.PATTERN_RING, 4, 36, 36, NVL, NVL);
+        TopoGraph tree = graph(1, TopoGraph.PATTERN_BALANCED_TREE, 4, 36, 36, NVL, NVL);
+        TopoGraph collNet = graph(2, TopoGraph.PATTERN_TREE, 0, 36, 36, NVL, NVL);
+        TuningContext ctx = new TuningContext(0, 8, 1, 4, 0, 0, 90, 90, new CpuType(Cpu.ARCH_X86, Cpu.VENDOR_AMD, 0));
+        return TuningModel.compute(ctx, tree, ring, collNet, TuningProfile.RCCL_GPU, config());
+    }
+
+    @Test
+    void amdGpusFollowRcclsFormulas() {
+        TuningModel m = rccl8();
+        // Ring: 144 GB/s x 8 ranks / 14 steps; LL x 0.05; LL128 off (NCCL's Volta/Ampere rule).
+        assertEquals(144.0 * 8 / 14, m.bandwidth(CollFunc.ALL_REDUCE, Algorithm.RING, Protocol.SIMPLE), 1e-4);
+        assertEquals(144.0 * 0.05 * 8 / 14, m.bandwidth(CollFunc.ALL_REDUCE, Algorithm.RING, Protocol.LL), 1e-4);
+        assertEquals(0f, m.bandwidth(CollFunc.ALL_REDUCE, Algorithm.RING, Protocol.LL128));
+        // Tree: Simple x 0.11 on one node, LL x 0.04, then halved.
+        assertEquals(144.0 * 0.11 * 0.5, m.bandwidth(CollFunc.ALL_REDUCE, Algorithm.TREE, Protocol.SIMPLE), 1e-4);
+        assertEquals(144.0 * 0.04 * 0.5, m.bandwidth(CollFunc.ALL_REDUCE, Algorithm.TREE, Protocol.LL), 1e-4);
+        // Latencies: RCCL's 17 µs base (12 for LL) + 14 ring steps or 2 x 7 tree hops of its xGMI step latency.
+        assertEquals(17 + 14 * 4.5, m.latency(CollFunc.ALL_REDUCE, Algorithm.RING, Protocol.SIMPLE), 1e-4);
+        assertEquals(12 + 14 * 1.5, m.latency(CollFunc.ALL_REDUCE, Algorithm.RING, Protocol.LL), 1e-4);
+        assertEquals(17 + 2 * 7 * 4.5, m.latency(CollFunc.ALL_REDUCE, Algorithm.TREE, Protocol.SIMPLE), 1e-4);
+        // Time: ring/Simple at 1 MiB takes bucket log2(1 MiB / 64) = 14 (0.2); 16 GiB the last bucket (2.9).
+        double ringBw = 144.0 * 8 / 14;
+        assertEquals(80 + (1 << 20) / (1000 * ringBw * 0.2),
+                m.algoTime(CollFunc.ALL_REDUCE, 1 << 20, Algorithm.RING, Protocol.SIMPLE, 1, 0), 1e-2);
+        assertEquals(80 + (1L << 34) / (1000 * ringBw * 2.9),
+                m.algoTime(CollFunc.ALL_REDUCE, 1L << 34, Algorithm.RING, Protocol.SIMPLE, 1, 0), 1);
+        // Tree/LL at 8 B: bucket 0 (0.7).
+        assertEquals(12 + 2 * 7 * 1.5 + 8 / (1000 * 144.0 * 0.04 * 0.5 * 0.7),
+                m.algoTime(CollFunc.ALL_REDUCE, 8, Algorithm.TREE, Protocol.LL, 1, 0), 1e-3);
+    }
 }
