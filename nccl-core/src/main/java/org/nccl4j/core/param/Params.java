@@ -136,7 +136,8 @@ public final class Params {
     // Devices.
     /** Device backend. */
     public static final Param DEVICE = str("NCCL4J_DEVICE", null,
-            "device backend by name: cuda (nccl-gpu-cuda), hip (nccl-gpu-hip: reports its state, cannot run collectives yet) or host; unset = the first usable by priority: cuda, hip, host");
+            "device backend by name: cuda (nccl-gpu-cuda), hip (nccl-gpu-hip: never run on an AMD GPU, so chosen only "
+                    + "when named) or host; unset = the first usable by priority: cuda, host (hip is passed by)");
     /** Pinned host device. */
     public static final Param HOST_DEVICE = integer("NCCL4J_HOST_DEVICE", "-1",
             "host backend: pin this rank's device number (-1 = one per rank, automatically)");
