@@ -66,7 +66,7 @@ public final class CudaBackend implements DeviceBackend {
             long id = SharedDeviceId.of(BusId.toInt64(busId), ProcessHandle.current().pid(), SHARED.getAndIncrement());
             return new LocalDevice(NAME, dev, id, busId);
         }
-        return new LocalDevice(NAME, dev, BusId.toInt64(busId), busId);
+        return LocalDevice.gpu(NAME, dev, busId);
     }
 
     /**

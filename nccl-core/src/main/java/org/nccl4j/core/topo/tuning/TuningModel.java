@@ -371,18 +371,17 @@ public final class TuningModel {
             if (algo == Algorithm.TREE || algo == Algorithm.RING) {
                 bw *= rccl.factor(algo == Algorithm.TREE, proto, logSize);
             }
-            int latCount = algo == Algorithm.RING ? numPipeOps : (numPipeOps + MAX_WORK_ELEMENTS - 1) / MAX_WORK_ELEMENTS;
-            return lat * latCount + (float) nBytes / (1000 * bw);
-        }
-        if (algo == Algorithm.TREE && logSize < TuningProfile.CORRECTION_BUCKETS) {
-            bw *= profile.treeCorrectionFactor(proto, logSize);
-        }
-        if (nChannels != 0) {
-            bw = bw / ctx.nChannels() * nChannels;
-        }
-        if (algo == Algorithm.RING && proto == Protocol.SIMPLE && ctx.nNodes() > 1 && coll == CollFunc.ALL_REDUCE
-                && (double) nBytes >= ctx.nRanks() / 16.0 * 65536) {
-            lat = (float) (lat * 1.9); // ring plateau
+        } else {
+            if (algo == Algorithm.TREE && logSize < TuningProfile.CORRECTION_BUCKETS) {
+                bw *= profile.treeCorrectionFactor(proto, logSize);
+            }
+            if (nChannels != 0) {
+                bw = bw / ctx.nChannels() * nChannels;
+            }
+            if (algo == Algorithm.RING && proto == Protocol.SIMPLE && ctx.nNodes() > 1 && coll == CollFunc.ALL_REDUCE
+                    && (double) nBytes >= ctx.nRanks() / 16.0 * 65536) {
+                lat = (float) (lat * 1.9); // ring plateau
+            }
         }
         // Trees pipeline aggregated operations, saving latency.
         int latCount = algo == Algorithm.RING ? numPipeOps : (numPipeOps + MAX_WORK_ELEMENTS - 1) / MAX_WORK_ELEMENTS;

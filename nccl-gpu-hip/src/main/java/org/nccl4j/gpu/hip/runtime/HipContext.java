@@ -69,7 +69,7 @@ public final class HipContext implements GpuRuntime {
         if (!select) {
             return SCRATCH.get();
         }
-        int rc = call(() -> (int) rt.handle(HipFunction.hipSetDevice).invokeExact(device));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipSetDevice).invokeExact(device));
         check(HipFunction.hipSetDevice, rc, Integer.toString(device));
         return SCRATCH.get();
     }
@@ -80,7 +80,7 @@ public final class HipContext implements GpuRuntime {
     public long memAlloc(long bytes) {
         positive(bytes);
         Scratch s = enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipMalloc).invokeExact(s.out, bytes));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipMalloc).invokeExact(s.out, bytes));
         check(HipFunction.hipMalloc, rc, bytes + " bytes on device " + device);
         return s.outAddress();
     }
@@ -88,14 +88,14 @@ public final class HipContext implements GpuRuntime {
     @Override
     public void memFree(long dptr) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipFree).invokeExact(at(dptr)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipFree).invokeExact(at(dptr)));
         check(HipFunction.hipFree, rc, hex(dptr));
     }
 
     @Override
     public void memsetD8(long dptr, int value, long bytes, long stream) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipMemsetD8Async).invokeExact(at(dptr), (byte) value, bytes,
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipMemsetD8Async).invokeExact(at(dptr), (byte) value, bytes,
                 at(stream)));
         check(HipFunction.hipMemsetD8Async, rc, hex(dptr) + ", " + value + ", " + bytes + ", stream " + hex(stream));
     }
@@ -126,10 +126,10 @@ public final class HipContext implements GpuRuntime {
         HipFunction f;
         if (stream == 0) {
             f = HipFunction.hipMemcpy;
-            rc = call(() -> (int) rt.handle(HipFunction.hipMemcpy).invokeExact(at(dst), at(src), bytes, kind));
+            rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipMemcpy).invokeExact(at(dst), at(src), bytes, kind));
         } else {
             f = HipFunction.hipMemcpyAsync;
-            rc = call(() -> (int) rt.handle(HipFunction.hipMemcpyAsync).invokeExact(at(dst), at(src), bytes, kind,
+            rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipMemcpyAsync).invokeExact(at(dst), at(src), bytes, kind,
                     at(stream)));
         }
         check(f, rc, hex(dst) + ", " + hex(src) + ", " + bytes + ", kind " + kind
@@ -141,7 +141,7 @@ public final class HipContext implements GpuRuntime {
         positive(bytes);
         Scratch s = enter();
         int flags = HipFlags.HOST_MALLOC_PORTABLE | HipFlags.HOST_MALLOC_MAPPED;
-        int rc = call(() -> (int) rt.handle(HipFunction.hipHostMalloc).invokeExact(s.out, bytes, flags));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipHostMalloc).invokeExact(s.out, bytes, flags));
         check(HipFunction.hipHostMalloc, rc, bytes + ", Portable|Mapped");
         long address = s.outAddress();
         at(address).reinterpret(bytes).fill((byte) 0);
@@ -151,7 +151,7 @@ public final class HipContext implements GpuRuntime {
     @Override
     public long devicePointerOf(long hostAddress) {
         Scratch s = enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipHostGetDevicePointer).invokeExact(s.out, at(hostAddress),
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipHostGetDevicePointer).invokeExact(s.out, at(hostAddress),
                 0));
         check(HipFunction.hipHostGetDevicePointer, rc, hex(hostAddress));
         return s.outAddress();
@@ -162,21 +162,21 @@ public final class HipContext implements GpuRuntime {
         positive(bytes);
         enter();
         int flags = HipFlags.HOST_REGISTER_PORTABLE | HipFlags.HOST_REGISTER_MAPPED;
-        int rc = call(() -> (int) rt.handle(HipFunction.hipHostRegister).invokeExact(at(hostAddress), bytes, flags));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipHostRegister).invokeExact(at(hostAddress), bytes, flags));
         check(HipFunction.hipHostRegister, rc, hex(hostAddress) + ", " + bytes + ", Portable|Mapped");
     }
 
     @Override
     public void hostUnregister(long hostAddress) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipHostUnregister).invokeExact(at(hostAddress)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipHostUnregister).invokeExact(at(hostAddress)));
         check(HipFunction.hipHostUnregister, rc, hex(hostAddress));
     }
 
     @Override
     public void freeHost(long hostAddress) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipHostFree).invokeExact(at(hostAddress)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipHostFree).invokeExact(at(hostAddress)));
         check(HipFunction.hipHostFree, rc, hex(hostAddress));
     }
 
@@ -189,7 +189,7 @@ public final class HipContext implements GpuRuntime {
     public GpuPointer pointerInfo(long address) {
         Scratch s = enter();
         s.prepareAttributes();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipDrvPointerGetAttributes).invokeExact(Scratch.ATTRIBUTES,
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipDrvPointerGetAttributes).invokeExact(Scratch.ATTRIBUTES,
                 s.attributeIds, s.attributeData, at(address)));
         if (rc == HipFlags.ERROR_INVALID_VALUE) {
             return new GpuPointer(0, -1, false);
@@ -204,7 +204,7 @@ public final class HipContext implements GpuRuntime {
     @Override
     public long streamCreate() {
         Scratch s = enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipStreamCreateWithFlags).invokeExact(s.out,
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipStreamCreateWithFlags).invokeExact(s.out,
                 HipFlags.STREAM_NON_BLOCKING));
         check(HipFunction.hipStreamCreateWithFlags, rc, "NonBlocking");
         return s.outAddress();
@@ -213,28 +213,28 @@ public final class HipContext implements GpuRuntime {
     @Override
     public void streamDestroy(long stream) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipStreamDestroy).invokeExact(at(stream)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipStreamDestroy).invokeExact(at(stream)));
         check(HipFunction.hipStreamDestroy, rc, hex(stream));
     }
 
     @Override
     public void streamSynchronize(long stream) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipStreamSynchronize).invokeExact(at(stream)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipStreamSynchronize).invokeExact(at(stream)));
         check(HipFunction.hipStreamSynchronize, rc, hex(stream));
     }
 
     @Override
     public boolean streamQuery(long stream) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipStreamQuery).invokeExact(at(stream)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipStreamQuery).invokeExact(at(stream)));
         return ready(HipFunction.hipStreamQuery, rc, hex(stream));
     }
 
     @Override
     public void streamWaitEvent(long stream, long event) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipStreamWaitEvent).invokeExact(at(stream), at(event), 0));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipStreamWaitEvent).invokeExact(at(stream), at(event), 0));
         check(HipFunction.hipStreamWaitEvent, rc, hex(stream) + ", " + hex(event));
     }
 
@@ -242,7 +242,7 @@ public final class HipContext implements GpuRuntime {
     public long eventCreate(boolean timing) {
         Scratch s = enter();
         int flags = timing ? HipFlags.EVENT_DEFAULT : HipFlags.EVENT_DISABLE_TIMING;
-        int rc = call(() -> (int) rt.handle(HipFunction.hipEventCreateWithFlags).invokeExact(s.out, flags));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipEventCreateWithFlags).invokeExact(s.out, flags));
         check(HipFunction.hipEventCreateWithFlags, rc, timing ? "Default" : "DisableTiming");
         return s.outAddress();
     }
@@ -250,28 +250,28 @@ public final class HipContext implements GpuRuntime {
     @Override
     public void eventRecord(long event, long stream) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipEventRecord).invokeExact(at(event), at(stream)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipEventRecord).invokeExact(at(event), at(stream)));
         check(HipFunction.hipEventRecord, rc, hex(event) + ", stream " + hex(stream));
     }
 
     @Override
     public boolean eventQuery(long event) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipEventQuery).invokeExact(at(event)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipEventQuery).invokeExact(at(event)));
         return ready(HipFunction.hipEventQuery, rc, hex(event));
     }
 
     @Override
     public void eventSynchronize(long event) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipEventSynchronize).invokeExact(at(event)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipEventSynchronize).invokeExact(at(event)));
         check(HipFunction.hipEventSynchronize, rc, hex(event));
     }
 
     @Override
     public float eventElapsedMillis(long start, long end) {
         Scratch s = enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipEventElapsedTime).invokeExact(s.out, at(start), at(end)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipEventElapsedTime).invokeExact(s.out, at(start), at(end)));
         check(HipFunction.hipEventElapsedTime, rc, hex(start) + ", " + hex(end));
         return s.out.get(ValueLayout.JAVA_FLOAT, 0);
     }
@@ -279,7 +279,7 @@ public final class HipContext implements GpuRuntime {
     @Override
     public void eventDestroy(long event) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipEventDestroy).invokeExact(at(event)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipEventDestroy).invokeExact(at(event)));
         check(HipFunction.hipEventDestroy, rc, hex(event));
     }
 
@@ -296,7 +296,7 @@ public final class HipContext implements GpuRuntime {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment copy = arena.allocate(image.length);
             MemorySegment.copy(image, 0, copy, ValueLayout.JAVA_BYTE, 0, image.length);
-            int rc = call(() -> (int) rt.handle(HipFunction.hipModuleLoadData).invokeExact(s.out, copy));
+            int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipModuleLoadData).invokeExact(s.out, copy));
             check(HipFunction.hipModuleLoadData, rc, image.length + " bytes on device " + device);
         }
         return s.outAddress();
@@ -305,7 +305,7 @@ public final class HipContext implements GpuRuntime {
     @Override
     public void moduleUnload(long module) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipModuleUnload).invokeExact(at(module)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipModuleUnload).invokeExact(at(module)));
         check(HipFunction.hipModuleUnload, rc, hex(module));
     }
 
@@ -314,7 +314,7 @@ public final class HipContext implements GpuRuntime {
         Scratch s = enter();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cname = arena.allocateFrom(name);
-            int rc = call(() -> (int) rt.handle(HipFunction.hipModuleGetFunction).invokeExact(s.out, at(module),
+            int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipModuleGetFunction).invokeExact(s.out, at(module),
                     cname));
             check(HipFunction.hipModuleGetFunction, rc, hex(module) + ", \"" + name + "\"");
         }
@@ -330,7 +330,7 @@ public final class HipContext implements GpuRuntime {
                        long argsBytes) {
         Scratch s = enter();
         MemorySegment params = argsBytes == 0 ? MemorySegment.NULL : s.kernelParams(argsAddress);
-        int rc = call(() -> (int) rt.handle(HipFunction.hipModuleLaunchKernel).invokeExact(at(function), gridX, 1, 1,
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipModuleLaunchKernel).invokeExact(at(function), gridX, 1, 1,
                 blockX, 1, 1, sharedBytes, at(stream), params, MemorySegment.NULL));
         check(HipFunction.hipModuleLaunchKernel, rc, hex(function) + ", grid " + gridX + ", block " + blockX
                 + ", shared " + sharedBytes + ", stream " + hex(stream) + ", args " + argsBytes + " bytes");
@@ -341,7 +341,7 @@ public final class HipContext implements GpuRuntime {
     @Override
     public byte[] ipcHandle(long dptr) {
         Scratch s = enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipIpcGetMemHandle).invokeExact(s.ipcHandle, at(dptr)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipIpcGetMemHandle).invokeExact(s.ipcHandle, at(dptr)));
         check(HipFunction.hipIpcGetMemHandle, rc, hex(dptr));
         return s.ipcHandle.toArray(ValueLayout.JAVA_BYTE);
     }
@@ -355,7 +355,7 @@ public final class HipContext implements GpuRuntime {
         }
         Scratch s = enter();
         MemorySegment.copy(handle, 0, s.ipcHandle, ValueLayout.JAVA_BYTE, 0, IPC_HANDLE_BYTES);
-        int rc = call(() -> (int) rt.handle(HipFunction.hipIpcOpenMemHandle).invokeExact(s.out, s.ipcHandle,
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipIpcOpenMemHandle).invokeExact(s.out, s.ipcHandle,
                 HipFlags.IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
         check(HipFunction.hipIpcOpenMemHandle, rc, "LazyEnablePeerAccess, on device " + device);
         return s.outAddress();
@@ -364,7 +364,7 @@ public final class HipContext implements GpuRuntime {
     @Override
     public void ipcClose(long dptr) {
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipIpcCloseMemHandle).invokeExact(at(dptr)));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipIpcCloseMemHandle).invokeExact(at(dptr)));
         check(HipFunction.hipIpcCloseMemHandle, rc, hex(dptr));
     }
 
@@ -376,7 +376,7 @@ public final class HipContext implements GpuRuntime {
             return true;
         }
         Scratch s = enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipDeviceCanAccessPeer).invokeExact(s.out, device, peer));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipDeviceCanAccessPeer).invokeExact(s.out, device, peer));
         check(HipFunction.hipDeviceCanAccessPeer, rc, device + ", " + peer);
         return s.out.get(ValueLayout.JAVA_INT, 0) != 0;
     }
@@ -389,7 +389,7 @@ public final class HipContext implements GpuRuntime {
             return;
         }
         enter();
-        int rc = call(() -> (int) rt.handle(HipFunction.hipDeviceEnablePeerAccess).invokeExact(peer, 0));
+        int rc = HipRuntime.call(() -> (int) rt.handle(HipFunction.hipDeviceEnablePeerAccess).invokeExact(peer, 0));
         if (rc != HipFlags.ERROR_PEER_ACCESS_ALREADY_ENABLED) {
             check(HipFunction.hipDeviceEnablePeerAccess, rc, "device " + device + " -> device " + peer);
         }
@@ -419,22 +419,6 @@ public final class HipContext implements GpuRuntime {
         if (bytes <= 0) {
             throw NcclException.of(Result.INVALID_ARGUMENT, "bytes = " + bytes + ", must be at least 1",
                     "allocate a positive number of bytes");
-        }
-    }
-
-    /** A downcall through {@code invokeExact}, whose checked {@code Throwable} no HIP call throws. */
-    @FunctionalInterface
-    private interface Downcall {
-        int run() throws Throwable;
-    }
-
-    private static int call(Downcall d) {
-        try {
-            return d.run();
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 

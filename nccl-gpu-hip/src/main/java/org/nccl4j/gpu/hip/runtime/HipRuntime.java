@@ -126,16 +126,12 @@ public final class HipRuntime {
     public int deviceCount() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment n = arena.allocate(ValueLayout.JAVA_INT);
-            int e = (int) handle(HipFunction.hipGetDeviceCount).invokeExact(n);
+            int e = call(() -> (int) handle(HipFunction.hipGetDeviceCount).invokeExact(n));
             if (e == ERROR_NO_DEVICE) {
                 return 0;
             }
             check(HipFunction.hipGetDeviceCount, e, "");
             return n.get(ValueLayout.JAVA_INT, 0);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
@@ -146,13 +142,9 @@ public final class HipRuntime {
     public String pciBusId(int device) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment text = arena.allocate(64);
-            int e = (int) handle(HipFunction.hipDeviceGetPCIBusId).invokeExact(text, 64, device);
+            int e = call(() -> (int) handle(HipFunction.hipDeviceGetPCIBusId).invokeExact(text, 64, device));
             check(HipFunction.hipDeviceGetPCIBusId, e, "64, " + device);
             return text.getString(0).toLowerCase(Locale.ROOT);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
@@ -191,9 +183,25 @@ public final class HipRuntime {
     private int intOut(HipFunction f) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.JAVA_INT);
-            int e = (int) handle(f).invokeExact(out);
-            check(f, e, "");
+            check(f, call(() -> (int) handle(f).invokeExact(out)), "");
             return out.get(ValueLayout.JAVA_INT, 0);
+        }
+    }
+
+    /** A downcall returning {@code hipError_t}, through {@code invokeExact}. */
+    @FunctionalInterface
+    interface Downcall {
+        int run() throws Throwable;
+    }
+
+    /**
+     * @param d the downcall
+     * @return its {@code hipError_t}; the checked {@code Throwable} of {@code invokeExact}, which
+     *     no HIP call throws, as an {@link IllegalStateException}
+     */
+    static int call(Downcall d) {
+        try {
+            return d.run();
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
