@@ -123,7 +123,7 @@ final class DeviceOption {
 
     /**
      * Whether {@code nranks} ranks must share GPUs and nothing set that already; if so, says it on
-     * {@code notes}. The hip backend gives each rank its own GPU: there it is refused.
+     * {@code notes}.
      */
     private static boolean share(Kind kind, int nranks, int gpus, PrintStream notes) {
         Config global = Config.global();
@@ -131,11 +131,6 @@ final class DeviceOption {
         boolean pinned = pin >= 0;
         if ((nranks > gpus || pinned && nranks > 1) && global.setting(Params.SHARED_DEVICE).source() == Source.DEFAULT) {
             String where = pinned ? "GPU " + pin : gpus + " GPU" + (gpus == 1 ? "" : "s");
-            if (kind == Kind.HIP) {
-                throw NcclException.of(Result.INVALID_USAGE, "--device hip: " + nranks + " ranks on " + where
-                        + ": the hip backend gives each rank a GPU of its own", "run at most " + gpus
-                        + " ranks, one per AMD GPU, and leave NCCL4J_HIP_DEVICE unset");
-            }
             notes.printf(Locale.ROOT, "# %d ranks on %s: NCCL4J_SHARED_DEVICE=1, ranks share a GPU, each on its own "
                     + "streams%n", nranks, where);
             return true;

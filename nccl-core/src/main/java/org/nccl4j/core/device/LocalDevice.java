@@ -20,7 +20,30 @@ public record LocalDevice(String backend, int index, long busId, String busIdTex
      * @return the GPU, its numeric bus id read as NCCL's {@code busIdToInt64} reads it
      */
     public static LocalDevice gpu(String backend, int index, String busIdText) {
-        return new LocalDevice(backend, index, CNum.busIdToInt64(busIdText), busIdText);
+        return new LocalDevice(backend, index, busIdOf(busIdText), busIdText);
+    }
+
+    /**
+     * A rank of a GPU that other ranks share ({@code NCCL4J_SHARED_DEVICE=1}): NCCL refuses two
+     * ranks with one bus id, so each gets an identity of its own ({@link SharedDeviceId}).
+     *
+     * @param backend   the backend's name
+     * @param index     the GPU's ordinal in this process
+     * @param busIdText its PCI bus id as the runtime prints it
+     * @param count     this process's shared ranks before this one
+     * @return the rank's device
+     */
+    public static LocalDevice sharedGpu(String backend, int index, String busIdText, int count) {
+        long id = SharedDeviceId.of(busIdOf(busIdText), ProcessHandle.current().pid(), count);
+        return new LocalDevice(backend, index, id, busIdText);
+    }
+
+    /**
+     * @param busIdText a bus id as the runtime prints it ({@code 0000:c1:00.0})
+     * @return it as NCCL's {@code busIdToInt64} reads it
+     */
+    public static long busIdOf(String busIdText) {
+        return CNum.busIdToInt64(busIdText);
     }
 
     /**

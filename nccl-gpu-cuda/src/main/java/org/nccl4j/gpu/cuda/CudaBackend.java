@@ -26,7 +26,7 @@ import org.nccl4j.gpu.cuda.driver.CudaDriver;
  * <p>Device choice: {@code NCCL4J_CUDA_DEVICE} pins the ordinal; unset, the ranks opened in this
  * process take ordinals 0, 1, 2, ... modulo the device count. Two ranks of one GPU are refused
  * as NCCL refuses them ("Duplicate GPU") unless {@code NCCL4J_SHARED_DEVICE=1}: then each rank
- * gets an identity of its own on the shared GPU ({@link SharedDeviceId}) and its own streams.
+ * gets an identity of its own on the shared GPU ({@link LocalDevice#sharedGpu}) and its own streams.
  */
 public final class CudaBackend implements DeviceBackend {
     /** The backend's name, as {@code NCCL4J_DEVICE} names it. */
@@ -63,8 +63,7 @@ public final class CudaBackend implements DeviceBackend {
         }
         String busId = driver.pciBusId(dev);
         if (config.integer(Params.SHARED_DEVICE) == 1) {
-            long id = SharedDeviceId.of(BusId.toInt64(busId), ProcessHandle.current().pid(), SHARED.getAndIncrement());
-            return new LocalDevice(NAME, dev, id, busId);
+            return LocalDevice.sharedGpu(NAME, dev, busId, SHARED.getAndIncrement());
         }
         return LocalDevice.gpu(NAME, dev, busId);
     }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.core.device.SharedDeviceId;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
 import org.nccl4j.gpu.cuda.driver.Nvml;
 

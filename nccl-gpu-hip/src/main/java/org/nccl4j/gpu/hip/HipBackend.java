@@ -30,11 +30,13 @@ import org.nccl4j.gpu.hip.runtime.HipRuntime;
  * output). Not yet run on an AMD GPU: its provider leaves it out of the automatic choice.
  *
  * <p>Device choice: {@code NCCL4J_HIP_DEVICE} pins the ordinal; unset, the ranks opened in this
- * process take ordinals 0, 1, 2, ... modulo the device count. Several ranks on one GPU
- * ({@code NCCL4J_SHARED_DEVICE}) are the CUDA backend's alone so far.
+ * process take ordinals 0, 1, 2, ... modulo the device count. Two ranks of one GPU are refused
+ * as RCCL refuses them unless {@code NCCL4J_SHARED_DEVICE=1}: then each rank gets an identity of
+ * its own on the shared GPU ({@link LocalDevice#sharedGpu}), as on the CUDA backend.
  */
 public final class HipBackend implements DeviceBackend {
     private static final AtomicInteger NEXT = new AtomicInteger();
+    private static final AtomicInteger SHARED = new AtomicInteger();
 
     private final HipRuntime rt;
     private final Map<Integer, HipContext> contexts = new ConcurrentHashMap<>();
@@ -56,10 +58,6 @@ public final class HipBackend implements DeviceBackend {
 
     @Override
     public LocalDevice open(Config config) {
-        if (config.integer(Params.SHARED_DEVICE) == 1) {
-            throw NcclException.of(Result.INVALID_USAGE, "NCCL4J_SHARED_DEVICE=1 is not supported by the hip backend",
-                    "give each rank its own AMD GPU (NCCL4J_HIP_DEVICE), or unset NCCL4J_SHARED_DEVICE");
-        }
         int count = rt.deviceCount();
         long pinned = config.integer(Params.HIP_DEVICE);
         if (pinned != -1 && (pinned < 0 || pinned >= count)) {
@@ -69,17 +67,20 @@ public final class HipBackend implements DeviceBackend {
         }
         int dev = pinned >= 0 ? (int) pinned : Math.floorMod(NEXT.getAndIncrement(), count);
         String busId = rt.pciBusId(dev);
+        if (config.integer(Params.SHARED_DEVICE) == 1) {
+            return LocalDevice.sharedGpu(name(), dev, busId, SHARED.getAndIncrement());
+        }
         return LocalDevice.gpu(name(), dev, busId);
     }
 
     /**
      * {@inheritDoc} From KFD's topology ({@link KfdTopology}), read once: the GPU's architecture
-     * and its XGMI links, for RCCL's dialect of the topology.
+     * and its XGMI links, for RCCL's dialect of the topology. A shared-device id is described as
+     * its GPU.
      */
     @Override
     public Optional<GpuDescription> describeGpu(long busId) {
-        String text = LocalDevice.busIdText(busId);
-        return KfdTopology.describe(kfd(), text, this::ordinal);
+        return KfdTopology.describe(kfd(), busId, this::ordinal);
     }
 
     private synchronized List<KfdTopology.Gpu> kfd() {

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.core.device.LocalDevice;
+import org.nccl4j.core.device.SharedDeviceId;
 
 /**
  * AMD GPUs and their XGMI links as the kernel's KFD driver lists them under
@@ -82,12 +84,16 @@ final class KfdTopology {
 
     /**
      * @param gpus    the host's GPUs ({@link #read})
-     * @param busId   one of them, lower case
+     * @param id      a rank's numeric bus id: one of them, or a {@link SharedDeviceId} of one
      * @param ordinal the HIP device ordinal of a bus id, or -1 where this process does not see it
      * @return its description for topology detection, or empty when KFD does not list it
      */
-    static Optional<GpuDescription> describe(List<Gpu> gpus, String busId, ToIntFunction<String> ordinal) {
-        return gpus.stream().filter(g -> g.busId().equals(busId)).findFirst()
+    static Optional<GpuDescription> describe(List<Gpu> gpus, long id, ToIntFunction<String> ordinal) {
+        boolean shared = SharedDeviceId.isShared(id);
+        return gpus.stream().filter(g -> {
+            long bus = LocalDevice.busIdOf(g.busId());
+            return shared ? SharedDeviceId.onGpu(id, bus) : bus == id;
+        }).findFirst()
                 .map(g -> new GpuDescription(g.busId(), ordinal.applyAsInt(g.busId()), g.sm(), g.gcn(), g.xgmi()));
     }
 

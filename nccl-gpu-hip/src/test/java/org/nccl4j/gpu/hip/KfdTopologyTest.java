@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.core.device.SharedDeviceId;
 import org.nccl4j.core.device.GpuDescription.NvLink;
 
 /**
@@ -69,8 +70,12 @@ class KfdTopologyTest {
 
         Map<String, Integer> visible = Map.of("0000:c6:00.0", 0);
         assertEquals(Optional.of(new GpuDescription("0000:c6:00.0", 0, 90, "gfx90a", gpus.get(1).xgmi())),
-                KfdTopology.describe(gpus, "0000:c6:00.0", b -> visible.getOrDefault(b, -1)));
-        assertEquals(Optional.empty(), KfdTopology.describe(gpus, "0000:99:00.0", b -> -1));
+                KfdTopology.describe(gpus, 0xc6000L, b -> visible.getOrDefault(b, -1)));
+        assertEquals(Optional.empty(), KfdTopology.describe(gpus, 0x99000L, b -> -1));
+        // A rank sharing the GPU (NCCL4J_SHARED_DEVICE=1), of this process or another, is described as the GPU.
+        assertEquals(Optional.of(new GpuDescription("0000:c6:00.0", 0, 90, "gfx90a", gpus.get(1).xgmi())),
+                KfdTopology.describe(gpus, SharedDeviceId.of(0xc6000L, 4321, 3), b -> visible.getOrDefault(b, -1)));
+        assertEquals(Optional.empty(), KfdTopology.describe(gpus, SharedDeviceId.of(0x99000L, 4321, 3), b -> -1));
     }
 
     @Test

@@ -40,7 +40,9 @@ import org.nccl4j.core.debug.Level;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.gpu.cuda.CudaBackendProvider;
-import org.nccl4j.gpu.cuda.engine.CudaCollectivesGpuTest.Coll;
+import org.nccl4j.core.device.gpu.suite.CollectivesGpuSuite;
+import org.nccl4j.core.device.gpu.suite.CollectivesGpuSuite.Coll;
+import org.nccl4j.core.device.gpu.suite.SendRecvGpuSuite;
 
 /**
  * Ranks of one process on two GPUs, as threads: one rank per GPU connects peer to peer (device
@@ -59,7 +61,7 @@ class MultiGpuGpuTest {
         {"Tree", "Simple"}, {"Tree", "LL"}};
     private static final String P2P = "P2P/direct pointer";
     private static final String SHM = "direct shared memory";
-    private static final String SEGMENT = "/dev/shm/nccl4j-cuda-";
+    private static final String SEGMENT = "/dev/shm/nccl4j-gpu-";
     /** NCCL's connection line as the cuda backend writes it: {@code Channel 00 : 0 -> 1 via P2P/direct pointer}. */
     private static final Pattern CHANNEL_LINE = Pattern.compile("NCCL INFO Channel (\\d{2}) : (\\d+) -> (\\d+) via (.+)$");
     /** Why this test cannot run here, or null; asked once. */
@@ -151,7 +153,7 @@ class MultiGpuGpuTest {
                 int cases = 0;
                 for (long count : new long[] {0, 1, 7, 1009, 100_003, 1_000_003}) {
                     for (boolean inPlace : new boolean[] {false, true}) {
-                        CudaCollectivesGpuTest.check(gpu, host, arena, Coll.ALL_REDUCE, DataType.INT32, RedOp.SUM, count,
+                        CollectivesGpuSuite.check(gpu, host, arena, Coll.ALL_REDUCE, DataType.INT32, RedOp.SUM, count,
                                 inPlace, 11 + cases);
                         cases++;
                     }
@@ -188,7 +190,7 @@ class MultiGpuGpuTest {
                     for (DataType type : new DataType[] {DataType.INT32, DataType.FLOAT32}) {
                         for (long count : COUNTS) {
                             for (boolean inPlace : new boolean[] {false, true}) {
-                                CudaCollectivesGpuTest.check(gpu, host, arena, coll, type, reduces ? RedOp.SUM : null,
+                                CollectivesGpuSuite.check(gpu, host, arena, coll, type, reduces ? RedOp.SUM : null,
                                         count, inPlace, 2 + 7 * cases);
                                 cases++;
                             }
@@ -197,8 +199,8 @@ class MultiGpuGpuTest {
                 }
                 if (!tree && plan[1].equals("Simple")) {
                     for (long count : COUNTS) {
-                        CudaSendRecvGpuTest.pair(gpu, 0, 1, count, DataType.INT32, count);
-                        CudaSendRecvGpuTest.pair(gpu, 1, 0, count, DataType.FLOAT32, count + 1);
+                        SendRecvGpuSuite.pair(gpu, 0, 1, count, DataType.INT32, count);
+                        SendRecvGpuSuite.pair(gpu, 1, 0, count, DataType.FLOAT32, count + 1);
                         cases += 2;
                     }
                 }

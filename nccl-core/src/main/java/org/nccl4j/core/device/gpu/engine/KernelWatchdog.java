@@ -22,7 +22,7 @@ final class KernelWatchdog {
     private static final long PERIOD_MILLIS = 100;
     private static final Set<GpuCollectives> WATCHED = ConcurrentHashMap.newKeySet();
     private static final ScheduledExecutorService THREAD = Executors.newSingleThreadScheduledExecutor(r ->
-            Thread.ofPlatform().daemon().name("nccl4j-cuda-watchdog").unstarted(r));
+            Thread.ofPlatform().daemon().name("nccl4j-gpu-watchdog").unstarted(r));
 
     static {
         THREAD.scheduleWithFixedDelay(KernelWatchdog::check, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);

@@ -55,7 +55,7 @@ final class ShmConnRegion implements ConnRegion {
      * @return a zeroed region, registered with the driver
      */
     static ShmConnRegion allocate(GpuRuntime ctx, DeviceCommContext comm, long bytes) {
-        String name = "nccl4j-cuda-" + ProcessHandle.current().pid() + "-" + comm.rank() + "-"
+        String name = "nccl4j-gpu-" + ProcessHandle.current().pid() + "-" + comm.rank() + "-"
                 + SEQUENCE.incrementAndGet();
         Path path = DIR.resolve(name);
         Arena arena = Arena.ofShared();

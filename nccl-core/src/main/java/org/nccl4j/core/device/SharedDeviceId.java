@@ -1,14 +1,14 @@
-package org.nccl4j.gpu.cuda;
+package org.nccl4j.core.device;
 
 /**
- * The identity of a rank on a shared GPU ({@code NCCL4J_SHARED_DEVICE=1}), which stands where
+ * The identity of a rank on a shared GPU ({@code NCCL4J_SHARED_DEVICE=1}, CUDA and HIP backends alike), which stands where
  * NCCL has the GPU's bus id: bit 62 set (a synthetic id, as the host backend's), the low 28 bits
  * of the GPU's own bus id (NCCL's {@code busIdToInt64}: domain's last two digits, bus, device,
  * function), the process id and a per-process count. Any process can tell from it which GPU the
  * rank shares, as topology detection must: every rank builds the same topology from the ids
  * alone, whichever process it runs in.
  */
-final class SharedDeviceId {
+public final class SharedDeviceId {
     private static final long SYNTHETIC = 1L << 62;
     private static final long GPU_MASK = (1L << 28) - 1;
     private static final int GPU_SHIFT = 34;
@@ -25,17 +25,17 @@ final class SharedDeviceId {
      * @param count    this process's shared ranks so far
      * @return the rank's id
      */
-    static long of(long gpuBusId, long pid, int count) {
+    public static long of(long gpuBusId, long pid, int count) {
         return SYNTHETIC | (gpuBusId & GPU_MASK) << GPU_SHIFT | (pid & PID_MASK) << PID_SHIFT | (count & COUNT_MASK);
     }
 
     /** @return whether {@code id} is a shared-device id (not a GPU's own bus id) */
-    static boolean isShared(long id) {
+    public static boolean isShared(long id) {
         return (id & SYNTHETIC) != 0;
     }
 
     /** @return whether the shared-device id {@code id} is a rank of the GPU with this numeric bus id */
-    static boolean onGpu(long id, long gpuBusId) {
+    public static boolean onGpu(long id, long gpuBusId) {
         return (id >>> GPU_SHIFT & GPU_MASK) == (gpuBusId & GPU_MASK);
     }
 }

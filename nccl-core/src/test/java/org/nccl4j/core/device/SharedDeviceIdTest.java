@@ -1,4 +1,4 @@
-package org.nccl4j.gpu.cuda;
+package org.nccl4j.core.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.nccl4j.core.topo.xml.CNum;
 
 class SharedDeviceIdTest {
-    private static final long H200 = BusId.toInt64("0000:00:06.0");
-    private static final long OTHER = BusId.toInt64("0000:3b:00.0");
+    private static final long H200 = CNum.busIdToInt64("0000:00:06.0");
+    private static final long OTHER = CNum.busIdToInt64("0000:3b:00.0");
 
     @Test
     void anyProcessFindsTheGpuFromTheIdAlone() {
@@ -32,6 +33,6 @@ class SharedDeviceIdTest {
     @Test
     void aGpusOwnBusIdIsNotShared() {
         assertFalse(SharedDeviceId.isShared(H200));
-        assertFalse(SharedDeviceId.isShared(BusId.toInt64("ffff:ff:1f.7")));
+        assertFalse(SharedDeviceId.isShared(CNum.busIdToInt64("ffff:ff:1f.7")));
     }
 }
