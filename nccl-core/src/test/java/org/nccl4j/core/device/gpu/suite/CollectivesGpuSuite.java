@@ -46,7 +46,6 @@ public abstract class CollectivesGpuSuite extends GpuSuite {
     private static final String LL128_BUFFSIZE = "327680";
     private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
 
-
     protected CollectivesGpuSuite(GpuTarget target) {
         super(target);
     }

@@ -41,7 +41,6 @@ public abstract class SendRecvGpuSuite extends GpuSuite {
     private static final long[] COUNTS = {0, 1, 7, 1009, 100_003};
     private static final byte GUARD = (byte) 0x5a;
 
-
     protected SendRecvGpuSuite(GpuTarget target) {
         super(target);
     }
