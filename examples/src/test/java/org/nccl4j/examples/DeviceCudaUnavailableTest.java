@@ -23,7 +23,7 @@ class DeviceCudaUnavailableTest {
         "perf --device cuda --op sendrecv --threads 2",
         "train --device cuda --nranks 2 --epochs 1", "train --device cuda"})
     void withoutADriverTheCommandFailsWithTheBackendsReason(String command) {
-        assumeFalse(CudaGpu.driverPresent(), "an NVIDIA driver is present here: the no-driver assertions do not apply");
+        assumeFalse(GpuHere.CUDA.driverPresent(), "an NVIDIA driver is present here: the no-driver assertions do not apply");
         Cli.Result r = Cli.run(command.split(" "));
         String cmd = command.substring(0, command.indexOf(' '));
         assertEquals(2, r.exitCode(), r.text());

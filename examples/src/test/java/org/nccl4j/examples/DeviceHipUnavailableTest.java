@@ -17,7 +17,7 @@ class DeviceHipUnavailableTest {
     @ValueSource(strings = {"perf --device hip -b 8 -e 1M -f 4", "perf --device HIP --nranks 2 --op allgather",
         "train --device hip --nranks 2 --epochs 1", "train --device hip --threads 2"})
     void withoutAnAmdGpuTheCommandFailsWithTheBackendsReason(String command) {
-        assumeFalse(HipRuntimeHere.amdGpuDriver(), "an AMD GPU driver is present here: the no-GPU assertions do not apply");
+        assumeFalse(GpuHere.HIP.driverPresent(), "an AMD GPU driver is present here: the no-GPU assertions do not apply");
         Cli.Result r = Cli.run(command.split(" "));
         String cmd = command.substring(0, command.indexOf(' '));
         assertEquals(2, r.exitCode(), r.text());

@@ -21,10 +21,6 @@ final class HipRuntimeHere {
     private HipRuntimeHere() {
     }
 
-    /** @return whether an AMD GPU driver is present ({@code /dev/kfd}) */
-    static boolean amdGpuDriver() {
-        return Files.exists(Path.of("/dev/kfd"));
-    }
 
     /** @return the hip backend's reason for not running here */
     static String reason() {

@@ -45,14 +45,15 @@ class RankJvmsGpuTest {
 
     @BeforeEach
     void needsGpu() {
-        CudaGpu.requireOrSkip();
+        GpuHere.CUDA.requireOrSkip();
     }
 
     @Test
     void everyCollectiveChecksOutAcrossRankJvms() {
         for (int n : new int[] {2}) {
             for (String coll : COLLS) {
-                Cli.Result r = PerfGpuTest.perf("--nranks", Integer.toString(n), "--op", coll, "-b", "8", "-e", "8M", "-f", "1024");
+                Cli.Result r = PerfGpuSuite.perf(GpuHere.CUDA, "--nranks", Integer.toString(n), "--op", coll, "-b", "8",
+                        "-e", "8M", "-f", "1024");
                 assertEquals(0, r.exitCode(), coll + " on " + n + " rank JVMs: " + r.text());
                 PerfTable.parse(r.lines()).assertCleanSweep(8, 8 << 20, 1024);
                 Set<String> pids = r.lines().stream().map(RANK_LINE::matcher).filter(Matcher::matches)
@@ -99,7 +100,7 @@ class RankJvmsGpuTest {
         try {
             String via = net ? "NET" : "direct shared memory";
             for (String op : new String[] {"allreduce", "sendrecv"}) {
-                Cli.Result r = PerfGpuTest.perf("--nranks", "2", "--op", op, "-b", "8", "-e", "64K", "-f", "64");
+                Cli.Result r = PerfGpuSuite.perf(GpuHere.CUDA, "--nranks", "2", "--op", op, "-b", "8", "-e", "64K", "-f", "64");
                 assertEquals(0, r.exitCode(), r.text());
                 PerfTable.parse(r.lines()).assertCleanSweep(8, 64 << 10, 64);
                 for (String line : new String[] {"Channel 00 : 0 -> 1 via " + via, "Channel 00 : 1 -> 0 via " + via}) {
@@ -125,8 +126,8 @@ class RankJvmsGpuTest {
         assertEquals(0, jvms.exitCode(), jvms.text());
         Cli.Result threads = Cli.run("train", "--device", "cuda", "--threads", "2", "--epochs", "4");
         assertEquals(0, threads.exitCode(), threads.text());
-        String digest = TrainGpuTest.identicalDigest(jvms.lines(), jvms.text());
-        assertEquals(TrainGpuTest.identicalDigest(threads.lines(), threads.text()), digest,
+        String digest = TrainGpuSuite.identicalDigest(jvms.lines(), jvms.text());
+        assertEquals(TrainGpuSuite.identicalDigest(threads.lines(), threads.text()), digest,
                 jvms.text() + "\n" + threads.text());
         assertNotEquals(0, jvms.lines().stream().filter(l -> l.startsWith("# gradients in device memory (cuda:")).count(),
                 jvms.text());

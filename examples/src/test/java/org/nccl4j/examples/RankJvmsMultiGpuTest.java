@@ -35,9 +35,9 @@ class RankJvmsMultiGpuTest {
 
     @BeforeEach
     void needsTwoGpus() {
-        String why = CudaGpu.unusable();
-        if (why != null && CudaGpu.driverPresent()) {
-            CudaGpu.requireOrSkip(); // fails: a driver is here but the backend cannot run
+        String why = GpuHere.CUDA.unusable();
+        if (why != null && GpuHere.CUDA.driverPresent()) {
+            GpuHere.CUDA.requireOrSkip(); // fails: a driver is here but the backend cannot run
         }
         int n = why == null ? gpus() : 0;
         Assumptions.assumeTrue(n >= 2, "needs 2 CUDA devices, this machine has " + n + (why == null ? ""
@@ -66,7 +66,7 @@ class RankJvmsMultiGpuTest {
         System.setProperty("nccl.debug", "INFO");
         System.setProperty("nccl.debug.subsys", "INIT");
         try {
-            Cli.Result r = PerfGpuTest.perf("--nranks", "2", "--op", "allreduce", "-b", "8", "-e", "8M", "-f", "4");
+            Cli.Result r = PerfGpuSuite.perf(GpuHere.CUDA, "--nranks", "2", "--op", "allreduce", "-b", "8", "-e", "8M", "-f", "4");
             assertEquals(0, r.exitCode(), r.text());
             PerfTable.parse(r.lines()).assertCleanSweep(8, 8 << 20, 4);
 
