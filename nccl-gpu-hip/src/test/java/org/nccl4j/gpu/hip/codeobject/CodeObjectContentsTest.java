@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,10 +73,7 @@ class CodeObjectContentsTest {
                 .toList());
         assertEquals(expected, ids);
         for (String target : TARGETS) {
-            Path co = dir.resolve(target + ".co");
-            HipToolchain.Run unbundle = HipToolchain.run(List.of(bundler.get().toString(), "--unbundle", "--type=o",
-                    "--input=" + file, "--targets=" + OffloadBundle.HIP_PREFIX + target, "--output=" + co));
-            assertEquals(0, unbundle.code(), unbundle.output());
+            Path co = unbundle(bundler.get(), file, target);
             HipToolchain.Run symbols = HipToolchain.run(List.of(readelf.get().toString(), "--symbols", "--wide",
                     co.toString()));
             assertEquals(0, symbols.code(), symbols.output());
@@ -89,5 +89,94 @@ class CodeObjectContentsTest {
             }
             assertTrue(missing.isEmpty(), target + " lacks " + missing);
         }
+    }
+
+    /**
+     * The kernels' one parameter, their argument block, is laid out whole in every code object's
+     * kernel argument segment (the AMDGPU metadata {@code llvm-readelf --notes} prints): 88 bytes
+     * for the collectives, 8224 for Send/Recv, twice CUDA's classic 4 KiB, which the HIP runtime
+     * must then accept at launch (checked only on an AMD GPU).
+     */
+    @Test
+    void everyKernelTakesItsWholeArgumentBlockByValue(@TempDir Path dir) throws Exception {
+        Optional<Path> bundler = HipToolchain.llvmTool("clang-offload-bundler");
+        Optional<Path> readelf = HipToolchain.llvmTool("llvm-readelf");
+        assumeTrue(bundler.isPresent() && readelf.isPresent(),
+                "no clang-offload-bundler or llvm-readelf (Debian: apt-get install hipcc, which brings LLVM 15)");
+        int coll = engineConstant("CollArgs", "COLL_BYTES");
+        int p2p = engineConstant("P2pArgs", "BYTES");
+        Path file = dir.resolve("kernels.hipfb");
+        Files.write(file, image);
+        for (String target : TARGETS) {
+            HipToolchain.Run notes = HipToolchain.run(List.of(readelf.get().toString(), "--notes",
+                    unbundle(bundler.get(), file, target).toString()));
+            assertEquals(0, notes.code(), notes.output());
+            Map<String, int[]> args = kernelArgs(notes.output());
+            assertEquals(new TreeSet<>(KernelEntries.ALL), new TreeSet<>(args.keySet()), target);
+            for (Map.Entry<String, int[]> k : args.entrySet()) {
+                int expected = k.getKey().equals(KernelEntries.SEND_RECV) ? p2p : coll;
+                assertEquals(expected, k.getValue()[0], target + " " + k.getKey() + ": its by-value argument's size");
+                assertTrue(k.getValue()[1] >= expected, target + " " + k.getKey() + ": kernarg segment of "
+                        + k.getValue()[1] + " bytes");
+            }
+        }
+    }
+
+    /**
+     * @return per kernel of the AMDGPU metadata (YAML: a kernel's keys 4 spaces in, its arguments'
+     *     6 and 8): its first argument's size if passed by value (else -1), and its kernarg segment's
+     */
+    private static Map<String, int[]> kernelArgs(String notes) {
+        Map<String, int[]> kernels = new TreeMap<>();
+        int[] k = null;
+        String name = null;
+        int arg = 0;
+        for (String line : notes.lines().toList()) {
+            if (line.startsWith("  - ")) {
+                if (name != null) {
+                    kernels.put(name, k);
+                }
+                k = new int[] {-1, -1};
+                name = null;
+                arg = 0;
+                line = "    " + line.substring(4);
+            }
+            if (k == null) {
+                continue;
+            }
+            if (line.startsWith("      - ")) {
+                arg++;
+                line = "        " + line.substring(8);
+            }
+            String key = line.strip();
+            if (line.startsWith("        ") && arg == 1 && key.startsWith(".size:")) {
+                k[0] = Integer.parseInt(key.substring(6).strip());
+            } else if (line.startsWith("        ") && arg == 1 && key.startsWith(".value_kind:") && !key.endsWith("by_value")) {
+                k[0] = -1;
+            } else if (line.startsWith("    .kernarg_segment_size:")) {
+                k[1] = Integer.parseInt(key.substring(22).strip());
+            } else if (line.startsWith("    .name:")) {
+                name = key.substring(6).strip();
+            }
+        }
+        if (name != null) {
+            kernels.put(name, k);
+        }
+        return kernels;
+    }
+
+    /** A size the engine packs by (package-private in nccl-core: read as the launcher uses it). */
+    private static int engineConstant(String cls, String field) throws ReflectiveOperationException {
+        Field f = Class.forName("org.nccl4j.core.device.gpu.engine." + cls).getDeclaredField(field);
+        f.setAccessible(true);
+        return f.getInt(null);
+    }
+
+    private static Path unbundle(Path bundler, Path file, String target) throws Exception {
+        Path co = file.resolveSibling(target + ".co");
+        HipToolchain.Run unbundle = HipToolchain.run(List.of(bundler.toString(), "--unbundle", "--type=o",
+                "--input=" + file, "--targets=" + OffloadBundle.HIP_PREFIX + target, "--output=" + co));
+        assertEquals(0, unbundle.code(), unbundle.output());
+        return co;
     }
 }

@@ -6,8 +6,9 @@ import java.lang.foreign.ValueLayout;
 /**
  * The Send/Recv kernel's parameter block, {@code struct n4j_p2p_args} of {@code sendrecv.h}:
  * a header, then the lanes (one block each) and the transfers they run in order. Over 4 KiB, so
- * it needs a CUDA 12.1+ driver (kernel parameters up to 32 KiB), as nvcc 13's kernels do anyway;
- * HIP's limit on a kernel's arguments is to be checked when the HIP backend launches it.
+ * it needs a CUDA 12.1+ driver (kernel parameters up to 32 KiB), as nvcc 13's kernels do anyway.
+ * hipcc lays it out whole in the AMD code objects' kernel argument segment (nccl-gpu-hip's
+ * {@code CodeObjectContentsTest}); whether the HIP runtime launches it is known only on an AMD GPU.
  */
 final class P2pArgs {
     /** {@code N4J_P2P_MAX_LANES}. */
