@@ -59,13 +59,10 @@ class CodeObjectContentsTest {
 
     @Test
     void theToolchainListsTheSameTargetsAndKernels(@TempDir Path dir) throws Exception {
-        Optional<Path> bundler = HipToolchain.llvmTool("clang-offload-bundler");
-        Optional<Path> readelf = HipToolchain.llvmTool("llvm-readelf");
-        assumeTrue(bundler.isPresent() && readelf.isPresent(),
-                "no clang-offload-bundler or llvm-readelf (Debian: apt-get install hipcc, which brings LLVM 15)");
+        Tools tools = toolsOrSkip();
         Path file = dir.resolve("kernels.hipfb");
         Files.write(file, image);
-        HipToolchain.Run list = HipToolchain.run(List.of(bundler.get().toString(), "--list", "--type=o",
+        HipToolchain.Run list = HipToolchain.run(List.of(tools.bundler().toString(), "--list", "--type=o",
                 "--input=" + file));
         assertEquals(0, list.code(), list.output());
         Set<String> ids = new TreeSet<>(list.output().lines().map(String::strip).filter(l -> !l.isEmpty()).toList());
@@ -73,8 +70,8 @@ class CodeObjectContentsTest {
                 .toList());
         assertEquals(expected, ids);
         for (String target : TARGETS) {
-            Path co = unbundle(bundler.get(), file, target);
-            HipToolchain.Run symbols = HipToolchain.run(List.of(readelf.get().toString(), "--symbols", "--wide",
+            Path co = unbundle(tools.bundler(), file, target);
+            HipToolchain.Run symbols = HipToolchain.run(List.of(tools.readelf().toString(), "--symbols", "--wide",
                     co.toString()));
             assertEquals(0, symbols.code(), symbols.output());
             List<String> missing = new ArrayList<>();
@@ -99,17 +96,14 @@ class CodeObjectContentsTest {
      */
     @Test
     void everyKernelTakesItsWholeArgumentBlockByValue(@TempDir Path dir) throws Exception {
-        Optional<Path> bundler = HipToolchain.llvmTool("clang-offload-bundler");
-        Optional<Path> readelf = HipToolchain.llvmTool("llvm-readelf");
-        assumeTrue(bundler.isPresent() && readelf.isPresent(),
-                "no clang-offload-bundler or llvm-readelf (Debian: apt-get install hipcc, which brings LLVM 15)");
+        Tools tools = toolsOrSkip();
         int coll = engineConstant("CollArgs", "COLL_BYTES");
         int p2p = engineConstant("P2pArgs", "BYTES");
         Path file = dir.resolve("kernels.hipfb");
         Files.write(file, image);
         for (String target : TARGETS) {
-            HipToolchain.Run notes = HipToolchain.run(List.of(readelf.get().toString(), "--notes",
-                    unbundle(bundler.get(), file, target).toString()));
+            HipToolchain.Run notes = HipToolchain.run(List.of(tools.readelf().toString(), "--notes",
+                    unbundle(tools.bundler(), file, target).toString()));
             assertEquals(0, notes.code(), notes.output());
             Map<String, int[]> args = kernelArgs(notes.output());
             assertEquals(new TreeSet<>(KernelEntries.ALL), new TreeSet<>(args.keySet()), target);
@@ -163,6 +157,18 @@ class CodeObjectContentsTest {
             kernels.put(name, k);
         }
         return kernels;
+    }
+
+    /** The ROCm toolchain's LLVM tools that read bundles and code objects. */
+    private record Tools(Path bundler, Path readelf) {
+    }
+
+    private static Tools toolsOrSkip() {
+        Optional<Path> bundler = HipToolchain.llvmTool("clang-offload-bundler");
+        Optional<Path> readelf = HipToolchain.llvmTool("llvm-readelf");
+        assumeTrue(bundler.isPresent() && readelf.isPresent(),
+                "no clang-offload-bundler or llvm-readelf (Debian: apt-get install hipcc, which brings LLVM 15)");
+        return new Tools(bundler.get(), readelf.get());
     }
 
     /** A size the engine packs by (package-private in nccl-core: read as the launcher uses it). */
