@@ -17,13 +17,15 @@ import org.nccl4j.core.device.DeviceBackends;
  * @param backend the backend's name, as {@code --device} names it
  * @param vendor  whose GPU, for messages
  * @param driver  the files of which any one means the vendor's kernel driver is loaded
+ * @param gdrPlugin the file name of nccl-net-ext's test net plugin that takes the GPU's memory
+ *                (GPU Direct RDMA without an RDMA NIC), or {@code null} where none is built
  */
-record GpuHere(String backend, String vendor, List<Path> driver) {
+record GpuHere(String backend, String vendor, List<Path> driver, String gdrPlugin) {
     /** NVIDIA's GPUs, the cuda backend. */
     static final GpuHere CUDA = new GpuHere("cuda", "CUDA",
-            List.of(Path.of("/dev/nvidiactl"), Path.of("/proc/driver/nvidia/version")));
+            List.of(Path.of("/dev/nvidiactl"), Path.of("/proc/driver/nvidia/version")), "libnccl-net-fixture-cuda.so");
     /** AMD's GPUs, the hip backend. */
-    static final GpuHere HIP = new GpuHere("hip", "AMD", List.of(Path.of("/dev/kfd")));
+    static final GpuHere HIP = new GpuHere("hip", "AMD", List.of(Path.of("/dev/kfd")), null);
 
     /** @return whether the vendor's kernel driver is present */
     boolean driverPresent() {
