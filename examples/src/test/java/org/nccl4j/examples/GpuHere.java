@@ -42,7 +42,7 @@ record GpuHere(String backend, String vendor, List<Path> driver, String gdrPlugi
             return;
         }
         if (driverPresent()) {
-            fail("a " + vendor + " GPU driver is present but the " + backend + " backend cannot run: " + reason);
+            fail("the " + vendor + " GPU driver is present but the " + backend + " backend cannot run: " + reason);
         }
         Assumptions.abort("no usable " + vendor + " GPU: " + reason);
     }
