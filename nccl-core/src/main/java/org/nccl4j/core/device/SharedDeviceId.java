@@ -1,8 +1,8 @@
 package org.nccl4j.core.device;
 
 /**
- * The identity of a rank on a shared GPU ({@code NCCL4J_SHARED_DEVICE=1}, CUDA and HIP backends alike), which stands where
- * NCCL has the GPU's bus id: bit 62 set (a synthetic id, as the host backend's), the low 28 bits
+ * The identity of a rank on a shared GPU ({@code NCCL4J_SHARED_DEVICE=1}, on the CUDA and HIP
+ * backends alike), which stands where NCCL has the GPU's bus id: bit 62 set (a synthetic id, as the host backend's), the low 28 bits
  * of the GPU's own bus id (NCCL's {@code busIdToInt64}: domain's last two digits, bus, device,
  * function), the process id and a per-process count. Any process can tell from it which GPU the
  * rank shares, as topology detection must: every rank builds the same topology from the ids

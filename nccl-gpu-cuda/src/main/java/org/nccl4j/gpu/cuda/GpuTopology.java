@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.core.device.SharedDeviceId;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
 import org.nccl4j.gpu.cuda.driver.Nvml;
@@ -37,7 +38,7 @@ final class GpuTopology {
             text = driver.pciBusId(dev);
             sm = driver.computeCapability(dev);
         } else {
-            text = BusId.toText(busId);
+            text = LocalDevice.busIdText(busId);
             OptionalInt index = nvml.map(n -> n.index(text)).orElse(OptionalInt.empty());
             OptionalInt cc = nvml.map(n -> n.computeCapability(text)).orElse(OptionalInt.empty());
             if (index.isEmpty() || cc.isEmpty()) {
@@ -53,13 +54,13 @@ final class GpuTopology {
     /** The bus id of a shared-device id's GPU: a visible one, else one NVML sees; -1 if none. */
     private static long sharedGpu(CudaDriver driver, Optional<Nvml> nvml, long id) {
         for (int d = 0; d < driver.deviceCount(); d++) {
-            long bus = BusId.toInt64(driver.pciBusId(d));
+            long bus = LocalDevice.busIdOf(driver.pciBusId(d));
             if (SharedDeviceId.onGpu(id, bus)) {
                 return bus;
             }
         }
         for (String text : nvml.map(Nvml::busIds).orElse(List.of())) {
-            long bus = BusId.toInt64(text);
+            long bus = LocalDevice.busIdOf(text);
             if (SharedDeviceId.onGpu(id, bus)) {
                 return bus;
             }
@@ -70,7 +71,7 @@ final class GpuTopology {
     /** The ordinal of the visible GPU with this bus id, or -1. */
     private static int ordinal(CudaDriver driver, long busId) {
         for (int d = 0; d < driver.deviceCount(); d++) {
-            if (BusId.toInt64(driver.pciBusId(d)) == busId) {
+            if (LocalDevice.busIdOf(driver.pciBusId(d)) == busId) {
                 return d;
             }
         }

@@ -10,23 +10,8 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.device.gpu.GpuRuntime;
 
-/** Device choice and bus ids, which need no GPU. */
+/** Device choice, which needs no GPU. */
 class CudaBackendTest {
-    @Test
-    void busIdIsItsHexDigitsAsNcclReadsThem() {
-        assertEquals(0x3b000L, BusId.toInt64("0000:3b:00.0"));
-        assertEquals(0x7000L, BusId.toInt64("0000:07:00.0"));
-        assertEquals(0x1001a1L, BusId.toInt64("0001:00:1a.1"));
-        assertEquals(0x1L, BusId.toInt64("0000:00:00.1 trailing"));
-    }
-
-    @Test
-    void busIdTextIsNcclsInt64ToBusId() {
-        assertEquals("0000:3b:00.0", BusId.toText(0x3b000L));
-        assertEquals("0001:00:1a.1", BusId.toText(0x1001a1L));
-        assertEquals(0x3b000L, BusId.toInt64(BusId.toText(0x3b000L)));
-    }
-
     @Test
     void aPinnedDeviceIsTakenAsIs() {
         assertEquals(-1, CudaBackend.pinned(-1, 4));

@@ -16,6 +16,7 @@ import org.nccl4j.CommConfig;
 import org.nccl4j.Communicator;
 import org.nccl4j.Nccl;
 import org.nccl4j.core.device.GpuDescription;
+import org.nccl4j.core.device.LocalDevice;
 import org.nccl4j.gpu.cuda.driver.CudaDriver;
 import org.nccl4j.gpu.cuda.driver.Nvml;
 
@@ -36,7 +37,7 @@ class GpuTopologyGpuTest {
         CudaBackend backend = new CudaBackend(driver);
         for (int d = 0; d < driver.deviceCount(); d++) {
             String busId = driver.pciBusId(d);
-            GpuDescription g = backend.describeGpu(BusId.toInt64(busId)).orElseThrow();
+            GpuDescription g = backend.describeGpu(LocalDevice.busIdOf(busId)).orElseThrow();
             assertEquals(busId, g.busId());
             assertEquals(d, g.dev());
             assertEquals(driver.computeCapability(d), g.sm());
