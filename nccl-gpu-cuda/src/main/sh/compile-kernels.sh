@@ -30,6 +30,8 @@ compile_kernels() {
   ck_tmp="$ck_out.tmp.$$"
   ck_log="$ck_out.log.$$"
   trap 'rm -f "$ck_tmp" "$ck_log"' EXIT
+  # An interrupted build (Maven stopped) leaves nothing next to the classes either.
+  trap 'rm -f "$ck_tmp" "$ck_log"; exit 130' INT TERM
   # shellcheck disable=SC2086 # the flags are words
   set -- "$ck_cc" $ck_flags -I "$ck_src" -o "$ck_tmp" "$ck_src/kernels.cu"
   echo "nccl4j: $*"

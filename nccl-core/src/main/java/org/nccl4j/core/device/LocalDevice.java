@@ -30,11 +30,10 @@ public record LocalDevice(String backend, int index, long busId, String busIdTex
      * @param backend   the backend's name
      * @param index     the GPU's ordinal in this process
      * @param busIdText its PCI bus id as the runtime prints it
-     * @param count     this process's shared ranks before this one
-     * @return the rank's device
+     * @return the rank's device, numbered after this process's shared ranks before it
      */
-    public static LocalDevice sharedGpu(String backend, int index, String busIdText, int count) {
-        long id = SharedDeviceId.of(busIdOf(busIdText), ProcessHandle.current().pid(), count);
+    public static LocalDevice sharedGpu(String backend, int index, String busIdText) {
+        long id = SharedDeviceId.of(busIdOf(busIdText), ProcessHandle.current().pid(), SharedDeviceId.nextCount());
         return new LocalDevice(backend, index, id, busIdText);
     }
 

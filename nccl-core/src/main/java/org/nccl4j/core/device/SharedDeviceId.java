@@ -1,5 +1,7 @@
 package org.nccl4j.core.device;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * The identity of a rank on a shared GPU ({@code NCCL4J_SHARED_DEVICE=1}, on the CUDA and HIP
  * backends alike), which stands where NCCL has the GPU's bus id: bit 62 set (a synthetic id, as the host backend's), the low 28 bits
@@ -16,7 +18,15 @@ public final class SharedDeviceId {
     private static final long PID_MASK = (1L << 22) - 1;
     private static final long COUNT_MASK = (1L << 12) - 1;
 
+    /** This process's shared ranks so far, of every backend. */
+    private static final AtomicInteger COUNT = new AtomicInteger();
+
     private SharedDeviceId() {
+    }
+
+    /** @return the count for this process's next shared rank */
+    static int nextCount() {
+        return COUNT.getAndIncrement();
     }
 
     /**

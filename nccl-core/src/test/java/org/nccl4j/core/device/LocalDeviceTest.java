@@ -24,8 +24,8 @@ class LocalDeviceTest {
 
     @Test
     void aSharedGpusRanksKeepItsBusIdTextAndGetIdsOfTheirOwn() {
-        LocalDevice a = LocalDevice.sharedGpu("hip", 0, "0000:c6:00.0", 0);
-        LocalDevice b = LocalDevice.sharedGpu("hip", 0, "0000:c6:00.0", 1);
+        LocalDevice a = LocalDevice.sharedGpu("hip", 0, "0000:c6:00.0");
+        LocalDevice b = LocalDevice.sharedGpu("hip", 0, "0000:c6:00.0");
         assertEquals("0000:c6:00.0", a.busIdText());
         assertTrue(SharedDeviceId.isShared(a.busId()) && SharedDeviceId.onGpu(a.busId(), 0xc6000L));
         assertTrue(a.busId() != b.busId());

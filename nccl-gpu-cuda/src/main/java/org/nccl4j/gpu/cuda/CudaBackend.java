@@ -32,7 +32,6 @@ public final class CudaBackend implements DeviceBackend {
     /** The backend's name, as {@code NCCL4J_DEVICE} names it. */
     public static final String NAME = "cuda";
     private static final AtomicInteger NEXT = new AtomicInteger();
-    private static final AtomicInteger SHARED = new AtomicInteger();
 
     private final CudaDriver driver;
 
@@ -63,7 +62,7 @@ public final class CudaBackend implements DeviceBackend {
         }
         String busId = driver.pciBusId(dev);
         if (config.integer(Params.SHARED_DEVICE) == 1) {
-            return LocalDevice.sharedGpu(NAME, dev, busId, SHARED.getAndIncrement());
+            return LocalDevice.sharedGpu(NAME, dev, busId);
         }
         return LocalDevice.gpu(NAME, dev, busId);
     }

@@ -36,7 +36,6 @@ import org.nccl4j.gpu.hip.runtime.HipRuntime;
  */
 public final class HipBackend implements DeviceBackend {
     private static final AtomicInteger NEXT = new AtomicInteger();
-    private static final AtomicInteger SHARED = new AtomicInteger();
 
     private final HipRuntime rt;
     private final Map<Integer, HipContext> contexts = new ConcurrentHashMap<>();
@@ -68,7 +67,7 @@ public final class HipBackend implements DeviceBackend {
         int dev = pinned >= 0 ? (int) pinned : Math.floorMod(NEXT.getAndIncrement(), count);
         String busId = rt.pciBusId(dev);
         if (config.integer(Params.SHARED_DEVICE) == 1) {
-            return LocalDevice.sharedGpu(name(), dev, busId, SHARED.getAndIncrement());
+            return LocalDevice.sharedGpu(name(), dev, busId);
         }
         return LocalDevice.gpu(name(), dev, busId);
     }

@@ -356,7 +356,7 @@ public abstract class CollectivesGpuSuite extends GpuSuite {
 
     @Test
     void foreignBuffersAndStreamsAreWrappedAndUsed() throws Exception {
-        GpuRuntime ctx = target.runtime(0);
+        GpuRuntime ctx = target.runtime().open(0);
         List<Communicator> gpu = Nccl.commInitAll(2, config(target.backend()));
         long[] mem = new long[2];
         long[] streams = new long[2];
