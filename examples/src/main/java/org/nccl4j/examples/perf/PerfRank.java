@@ -50,6 +50,8 @@ public final class PerfRank implements AutoCloseable {
     /** Perf's own small collectives (barrier, times, errors, device lines): {@link #LINE_BYTES} per rank and one more. */
     private final StagedBuffer scalar;
     private final ComputeStep computeStep = new ComputeStep();
+    private final SliceCache inSlice = new SliceCache();
+    private final SliceCache outSlice = new SliceCache();
     private final Stream stream;
     private final int rank;
     private final int nranks;
@@ -319,11 +321,11 @@ public final class PerfRank implements AutoCloseable {
                 done.await();
             }
         } else if (s.blocking() == 2) {
-            s.coll().runBlocking(comm, in.host().asSlice(inOff), recv.host().asSlice(outOff), c.paramCount(), type, op,
-                    s.root(), stream);
+            s.coll().runBlocking(comm, inSlice.at(in.host(), inOff), outSlice.at(recv.host(), outOff), c.paramCount(),
+                    type, op, s.root(), stream);
         } else {
-            s.coll().run(comm, in.host().asSlice(inOff), recv.host().asSlice(outOff), c.paramCount(), type, op,
-                    s.root(), stream);
+            s.coll().run(comm, inSlice.at(in.host(), inOff), outSlice.at(recv.host(), outOff), c.paramCount(), type,
+                    op, s.root(), stream);
         }
         if (s.blocking() == 1) {
             stream.synchronize();

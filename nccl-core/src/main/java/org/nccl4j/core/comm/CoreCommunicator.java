@@ -68,6 +68,8 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final ChildComms children;
     /** How many splits and shrinks this rank has started: every rank starts them in the same order. */
     private final AtomicInteger childSeq = new AtomicInteger();
+    /** The last blocking AllReduce's op (see {@link #allReduce(MemorySegment, MemorySegment, long, DataType, RedOp)}). */
+    private CollOp lastBlockingAllReduce;
 
     /**
      * @param rank      this rank
@@ -358,11 +360,22 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
         return Enqueue.deviceAllToAll(this, sendbuff, recvbuff, count, type, stream);
     }
 
-    /** Blocking: on an idle stream the calling thread runs it (no hand-off to the stream thread and back). */
+    /**
+     * Blocking: on an idle stream the calling thread runs it (no hand-off to the stream thread and
+     * back). A training loop passes the same arguments every step: their op is made once and
+     * reused (the same segment objects, compared by identity), so such a call allocates nothing
+     * and brings no young-GC pauses (measured: 8 B calls back to back on 2 cores, a 20-25 ms pause
+     * every ~10^6 calls when each allocated its op and slices).
+     */
     @Override
     public void allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op) {
-        Enqueue.collectiveAndWait(this, new CollOp(CollOp.Func.ALL_REDUCE, sendbuff, recvbuff, count, type, op, -1),
-                defaultStream());
+        CollOp last = lastBlockingAllReduce;
+        if (last == null || last.in() != sendbuff || last.out() != recvbuff || last.count() != count
+                || last.type() != type || last.op() != op) {
+            last = new CollOp(CollOp.Func.ALL_REDUCE, sendbuff, recvbuff, count, type, op, -1);
+            lastBlockingAllReduce = last; // immutable: a racing thread sees this one or its own
+        }
+        Enqueue.collectiveAndWait(this, last, defaultStream());
     }
 
     @Override
@@ -442,6 +455,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      */
     private void teardown(boolean graceful) {
         failure.clearListeners();
+        lastBlockingAllReduce = null; // the user's buffers are not kept reachable by a closed communicator
         if (abortFlag.isSet()) {
             // Peers waiting for a message from this rank (a connection made on first use) fail now.
             bootstrap.announceGone(Deadline.afterMillis(GONE_NOTICE_MS));
