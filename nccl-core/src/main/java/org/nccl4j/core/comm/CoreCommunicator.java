@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.nccl4j.CommConfig;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
@@ -70,6 +71,8 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private final AtomicInteger childSeq = new AtomicInteger();
     /** The last blocking AllReduce's op (see {@link #allReduce(MemorySegment, MemorySegment, long, DataType, RedOp)}). */
     private CollOp lastBlockingAllReduce;
+    /** The last array reduced in place, with its segment (see {@link #segmentOf}). */
+    private ArrayView lastArray;
 
     /**
      * @param rank      this rank
@@ -379,6 +382,49 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     }
 
     @Override
+    public void allReduce(float[] data, RedOp op) {
+        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((float[]) a));
+        allReduce(s, s, data.length, DataType.FLOAT32, op);
+    }
+
+    @Override
+    public void allReduce(double[] data, RedOp op) {
+        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((double[]) a));
+        allReduce(s, s, data.length, DataType.FLOAT64, op);
+    }
+
+    @Override
+    public void allReduce(int[] data, RedOp op) {
+        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((int[]) a));
+        allReduce(s, s, data.length, DataType.INT32, op);
+    }
+
+    @Override
+    public void allReduce(long[] data, RedOp op) {
+        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((long[]) a));
+        allReduce(s, s, data.length, DataType.INT64, op);
+    }
+
+    /**
+     * The segment over an array, the same object as last time for the same array: a training
+     * loop reduces one gradient array every step, and with the same segment its blocking call
+     * reuses its op too (nothing allocated a step).
+     */
+    private MemorySegment segmentOf(Object array, Function<Object, MemorySegment> view) {
+        ArrayView last = lastArray;
+        if (last != null && last.array() == array) {
+            return last.segment();
+        }
+        MemorySegment s = view.apply(array);
+        lastArray = new ArrayView(array, s); // one immutable pair: a racing thread sees a whole one
+        return s;
+    }
+
+    /** An array and the segment over it. */
+    private record ArrayView(Object array, MemorySegment segment) {
+    }
+
+    @Override
     public Completion allReduce(MemorySegment sendbuff, MemorySegment recvbuff, long count, DataType type, RedOp op,
                                 Stream stream) {
         return Enqueue.collective(this, new CollOp(CollOp.Func.ALL_REDUCE, sendbuff, recvbuff, count, type, op, -1), stream);
@@ -456,6 +502,7 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
     private void teardown(boolean graceful) {
         failure.clearListeners();
         lastBlockingAllReduce = null; // the user's buffers are not kept reachable by a closed communicator
+        lastArray = null;
         if (abortFlag.isSet()) {
             // Peers waiting for a message from this rank (a connection made on first use) fail now.
             bootstrap.announceGone(Deadline.afterMillis(GONE_NOTICE_MS));
