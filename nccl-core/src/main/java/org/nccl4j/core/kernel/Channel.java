@@ -1,6 +1,8 @@
 package org.nccl4j.core.kernel;
 
 import java.lang.foreign.Arena;
+import org.nccl4j.core.op.CollOp;
+import org.nccl4j.core.proto.Protocol;
 import org.nccl4j.core.transport.Conn;
 
 /**
@@ -26,6 +28,15 @@ final class Channel {
     final Conn[] downRecv;
     /** LL and LL128 lines are decoded into and encoded from here. */
     final Staging staging;
+    /**
+     * The ring split of this channel's last call, with what it was made for: a call like the one
+     * before (a training loop's) reuses it, so that path allocates nothing without relying on
+     * the JIT's escape analysis. Only the thread running this channel's part of a launch uses it.
+     */
+    private RingSplit lastSplit;
+
+    private record RingSplit(CollOp.Func func, Protocol proto, int unit, int nChannels, RingKernels.Split split) {
+    }
 
     Channel(ChannelPlan plan, Conns conns, Arena arena) {
         this.id = plan.id();
@@ -45,6 +56,26 @@ final class Channel {
             downRecv[i] = conns.recv(id, treeDown[i]);
         }
         this.staging = new Staging(arena);
+    }
+
+    /**
+     * This channel's ring split for a call ({@link Chunks#ring}), the last one's when it is the same.
+     *
+     * @param func      the collective
+     * @param proto     protocol
+     * @param unit      bytes per element (1 for the collectives that move bytes)
+     * @param stepData  data bytes per step of the protocol (fixed per protocol for a communicator)
+     * @param nChannels channels of the call
+     * @return the split
+     */
+    RingKernels.Split ringSplit(CollOp.Func func, Protocol proto, int unit, long stepData, int nChannels) {
+        RingSplit last = lastSplit;
+        if (last == null || last.func() != func || last.proto() != proto || last.unit() != unit
+                || last.nChannels() != nChannels) {
+            last = new RingSplit(func, proto, unit, nChannels, Chunks.ring(func, proto, unit, stepData, nChannels, id));
+            lastSplit = last;
+        }
+        return last.split();
     }
 
     /** Looks up the connection of a (channel, peer) pair. */

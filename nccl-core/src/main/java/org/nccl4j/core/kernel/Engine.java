@@ -397,7 +397,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         Prims p = parts.ring(bid, ch, op.type(), bytes ? null : op.op(), proto, waiter);
-        RingKernels.Split split = Chunks.ring(op.func(), proto, unit, proto.dataBytesPerStep(stepBytes), nc, bid);
+        RingKernels.Split split = ch.ringSplit(op.func(), proto, unit, proto.dataBytesPerStep(stepBytes), nc);
         switch (op.func()) {
             case ALL_REDUCE -> RingKernels.allReduce(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
             case REDUCE_SCATTER -> RingKernels.reduceScatter(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
