@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Test "hosts" made of Linux network namespaces: each has its own address on a private bridge
@@ -16,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  * {@code .254}. {@link #close()} deletes everything.
  */
 public final class NetnsHosts implements AutoCloseable {
+    /** Sets made by this process so far. */
+    private static final AtomicInteger SETS = new AtomicInteger();
     private final String tag;
     private final int net;
     private final int count;
@@ -25,7 +28,10 @@ public final class NetnsHosts implements AutoCloseable {
     private NetnsHosts(int count) {
         long pid = ProcessHandle.current().pid();
         this.net = (int) (pid % 250) + 1;
-        this.tag = "n4j" + Long.toString(pid % 100000, 36) + Long.toString(System.nanoTime() % 1296, 36);
+        // Unique within the process (a counter, two base-36 digits): a name from the clock once
+        // matched an earlier set's whose veth the kernel had not removed yet ("File exists").
+        String seq = Integer.toString(SETS.getAndIncrement() % 1296, 36);
+        this.tag = "n4j" + Long.toString(pid % 100000, 36) + (seq.length() == 1 ? "0" : "") + seq;
         this.count = count;
     }
 
@@ -140,6 +146,11 @@ public final class NetnsHosts implements AutoCloseable {
 
     @Override
     public void close() {
+        for (int i = 0; i < created.size(); i++) {
+            // The pair goes with it; left to the namespace's end, the outside end was seen to
+            // outlive the deleted namespace (and then block a later set's name).
+            quietly("ip", "link", "delete", tag + "v" + i);
+        }
         for (String ns : created) {
             quietly("ip", "netns", "delete", ns);
         }
