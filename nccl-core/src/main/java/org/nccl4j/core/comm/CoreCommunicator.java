@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.nccl4j.CommConfig;
 import org.nccl4j.Communicator;
 import org.nccl4j.Completion;
@@ -383,25 +382,25 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
 
     @Override
     public void allReduce(float[] data, RedOp op) {
-        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((float[]) a));
+        MemorySegment s = segmentOf(data);
         allReduce(s, s, data.length, DataType.FLOAT32, op);
     }
 
     @Override
     public void allReduce(double[] data, RedOp op) {
-        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((double[]) a));
+        MemorySegment s = segmentOf(data);
         allReduce(s, s, data.length, DataType.FLOAT64, op);
     }
 
     @Override
     public void allReduce(int[] data, RedOp op) {
-        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((int[]) a));
+        MemorySegment s = segmentOf(data);
         allReduce(s, s, data.length, DataType.INT32, op);
     }
 
     @Override
     public void allReduce(long[] data, RedOp op) {
-        MemorySegment s = segmentOf(data, a -> MemorySegment.ofArray((long[]) a));
+        MemorySegment s = segmentOf(data);
         allReduce(s, s, data.length, DataType.INT64, op);
     }
 
@@ -410,12 +409,18 @@ public final class CoreCommunicator implements Communicator, EnqueueTarget {
      * loop reduces one gradient array every step, and with the same segment its blocking call
      * reuses its op too (nothing allocated a step).
      */
-    private MemorySegment segmentOf(Object array, Function<Object, MemorySegment> view) {
+    private MemorySegment segmentOf(Object array) {
         ArrayView last = lastArray;
         if (last != null && last.array() == array) {
             return last.segment();
         }
-        MemorySegment s = view.apply(array);
+        MemorySegment s = switch (array) {
+            case float[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException("not an array of float, double, int or long: " + array);
+        };
         lastArray = new ArrayView(array, s); // one immutable pair: a racing thread sees a whole one
         return s;
     }

@@ -405,8 +405,8 @@ public final class Prims {
     /**
      * Whether byte {@code aOff} of {@code a} is byte {@code bOff} of {@code b}. The heap bases
      * are compared last and only for two distinct heap segments: each {@code heapBase()} of a
-     * heap segment is a new {@code Optional}, which only C2's escape analysis removes (an
-     * in-place AllReduce of a Java array made 40 bytes of them a call before that).
+     * heap segment is a new {@code Optional}, which only C2's escape analysis removes, and an
+     * in-place call on a Java array passes the same segment for both.
      */
     private static boolean sameStart(MemorySegment a, long aOff, MemorySegment b, long bOff) {
         if (a.address() + aOff != b.address() + bOff) {
