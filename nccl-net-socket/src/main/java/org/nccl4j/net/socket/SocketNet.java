@@ -129,8 +129,9 @@ public final class SocketNet implements Net {
         SocketTuning[] tunings = new SocketTuning[devs.size()];
         Set<SocketTuning> distinct = new LinkedHashSet<>();
         int maxThreads = 1;
+        int cores = Runtime.getRuntime().availableProcessors();
         for (int d = 0; d < tunings.length; d++) {
-            tunings[d] = SocketTuning.resolve(nThreadsParam, nSocksParam, devs.get(d).vendor(), log);
+            tunings[d] = SocketTuning.resolve(nThreadsParam, nSocksParam, devs.get(d).vendor(), cores, log);
             distinct.add(tunings[d]);
             maxThreads = Math.max(maxThreads, tunings[d].nThreads());
         }

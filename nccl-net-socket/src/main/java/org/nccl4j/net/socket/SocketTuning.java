@@ -25,6 +25,8 @@ record SocketTuning(int nThreads, int nSocksPerThread) {
     static final String VENDOR_AWS = "0x1d0f";
     /** PCI vendor of Google's gVNIC. */
     static final String VENDOR_GCP = "0x1ae0";
+    /** Cores from which an ordinary NIC's connections get data sockets by default (see {@link #resolve}). */
+    static final int MANY_CORES = 16;
 
     /** @return data sockets per connection; 0 means all data goes over the control connection */
     int nSocks() {
@@ -33,23 +35,25 @@ record SocketTuning(int nThreads, int nSocksPerThread) {
 
     /**
      * Resolves the parameters as NCCL does: a value left at {@link #AUTO} takes the automatic
-     * choice for the NIC's vendor (AWS 2 × 8, GCP 4 × 1, anything else, virtual interfaces
-     * included, 0 × 1: no data sockets, every message on the control connection);
-     * {@code nThreads} is capped at {@value #MAX_THREADS}, and the product at
-     * {@value #MAX_SOCKETS} by lowering the per-thread count.
+     * choice for the NIC's vendor (AWS 2 × 8, GCP 4 × 1); {@code nThreads} is capped at
+     * {@value #MAX_THREADS}, and the product at {@value #MAX_SOCKETS} by lowering the per-thread
+     * count.
      *
-     * <p>NCCL's 0 × 1 for ordinary NICs is kept on measurement (module README): data sockets
-     * carry only messages of 128 KiB or more ({@link SocketComm#striped}), which they speed up
-     * 1.5-2x from a few MiB where cores are to spare (16), but on 2 cores their event loops cost
-     * more than they bring at every size.
+     * <p>For any other NIC, virtual interfaces included, NCCL's automatic choice is 0 × 1 (every
+     * message on the control connection); here that holds below {@value #MANY_CORES} cores, and
+     * from there it is 2 × 2. Data sockets carry only messages of 128 KiB or more
+     * ({@link SocketComm#striped}), on event loops that need cores of their own: measured (2 rank
+     * JVMs, AllReduce over the Socket net, module README), on 16 cores 2 × 2 is faster from 1 MiB
+     * up (about 2.5x at 16 MiB), on 2 cores slower at every size.
      *
      * @param nThreadsParam        {@code NCCL_SOCKET_NTHREADS}, or {@link #AUTO}
      * @param nSocksPerThreadParam {@code NCCL_NSOCKS_PERTHREAD}, or {@link #AUTO}
      * @param vendor               the NIC's PCI vendor id, or {@code null}
+     * @param cores                the cores this process may run on
      * @param log                  where warnings go
      * @return the tuning
      */
-    static SocketTuning resolve(int nThreadsParam, int nSocksPerThreadParam, String vendor, NetLogger log) {
+    static SocketTuning resolve(int nThreadsParam, int nSocksPerThreadParam, String vendor, int cores, NetLogger log) {
         int nThreads = nThreadsParam;
         int nSocksPerThread = nSocksPerThreadParam;
         if (nThreads > MAX_THREADS) {
@@ -66,6 +70,9 @@ record SocketTuning(int nThreads, int nSocksPerThread) {
             } else if (VENDOR_GCP.equals(vendor)) {
                 autoThreads = 4;
                 autoSocks = 1;
+            } else if (cores >= MANY_CORES) {
+                autoThreads = 2;
+                autoSocks = 2;
             }
             if (nThreads == AUTO) {
                 nThreads = autoThreads;

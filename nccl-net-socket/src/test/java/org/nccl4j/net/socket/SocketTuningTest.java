@@ -14,27 +14,38 @@ class SocketTuningTest {
 
     @Test
     void autoDependsOnTheNicVendor() {
-        assertEquals(new SocketTuning(2, 8), SocketTuning.resolve(-2, -2, "0x1d0f", log));
-        assertEquals(new SocketTuning(4, 1), SocketTuning.resolve(-2, -2, "0x1ae0", log));
-        assertEquals(new SocketTuning(0, 1), SocketTuning.resolve(-2, -2, "0x15b3", log));
-        assertEquals(new SocketTuning(0, 1), SocketTuning.resolve(-2, -2, null, log));
-        assertEquals(0, SocketTuning.resolve(-2, -2, null, log).nSocks());
+        assertEquals(new SocketTuning(2, 8), SocketTuning.resolve(-2, -2, "0x1d0f", 2, log));
+        assertEquals(new SocketTuning(4, 1), SocketTuning.resolve(-2, -2, "0x1ae0", 2, log));
+        assertEquals(new SocketTuning(0, 1), SocketTuning.resolve(-2, -2, "0x15b3", 2, log));
+        assertEquals(new SocketTuning(0, 1), SocketTuning.resolve(-2, -2, null, 2, log));
+        assertEquals(0, SocketTuning.resolve(-2, -2, null, 2, log).nSocks());
+    }
+
+    @Test
+    void autoGivesAnOrdinaryNicDataSocketsFromSixteenCores() {
+        assertEquals(new SocketTuning(0, 1), SocketTuning.resolve(-2, -2, null, 15, log));
+        assertEquals(new SocketTuning(2, 2), SocketTuning.resolve(-2, -2, null, 16, log));
+        assertEquals(new SocketTuning(2, 2), SocketTuning.resolve(-2, -2, "0x15b3", 64, log));
+        // The vendors' own choices and explicit settings win over the cores.
+        assertEquals(new SocketTuning(4, 1), SocketTuning.resolve(-2, -2, "0x1ae0", 64, log));
+        assertEquals(new SocketTuning(0, 2), SocketTuning.resolve(0, -2, null, 64, log));
+        assertEquals(new SocketTuning(1, 1), SocketTuning.resolve(1, 1, null, 64, log));
     }
 
     @Test
     void eachParameterFallsBackToAutoIndependently() {
-        assertEquals(new SocketTuning(3, 8), SocketTuning.resolve(3, -2, "0x1d0f", log));
-        assertEquals(new SocketTuning(0, 5), SocketTuning.resolve(-2, 5, null, log));
-        assertEquals(new SocketTuning(2, 1), SocketTuning.resolve(2, -2, null, log));
-        assertEquals(new SocketTuning(2, 2), SocketTuning.resolve(2, 2, null, log));
+        assertEquals(new SocketTuning(3, 8), SocketTuning.resolve(3, -2, "0x1d0f", 2, log));
+        assertEquals(new SocketTuning(0, 5), SocketTuning.resolve(-2, 5, null, 2, log));
+        assertEquals(new SocketTuning(2, 1), SocketTuning.resolve(2, -2, null, 2, log));
+        assertEquals(new SocketTuning(2, 2), SocketTuning.resolve(2, 2, null, 2, log));
     }
 
     @Test
     void capsThreadsAndSockets() {
-        assertEquals(new SocketTuning(16, 1), SocketTuning.resolve(40, 1, null, log));
+        assertEquals(new SocketTuning(16, 1), SocketTuning.resolve(40, 1, null, 2, log));
         assertTrue(warnings.getFirst().contains("NCCL_SOCKET_NTHREADS is greater than the maximum"), warnings.toString());
         warnings.clear();
-        assertEquals(new SocketTuning(8, 8), SocketTuning.resolve(8, 9, null, log));
+        assertEquals(new SocketTuning(8, 8), SocketTuning.resolve(8, 9, null, 2, log));
         assertTrue(warnings.getFirst().contains("setting NCCL_NSOCKS_PERTHREAD to 8"), warnings.toString());
     }
 
