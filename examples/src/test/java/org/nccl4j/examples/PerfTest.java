@@ -199,6 +199,25 @@ class PerfTest {
         ConnectionLines.assertEveryConnectionVia(out, shmDisable.equals("1") ? "NET/Socket/" : "direct shared memory");
     }
 
+    /**
+     * The Socket net as it runs by default from 16 cores (2 x 2 data sockets): messages of 128 KiB
+     * and more are cut into pieces over the data connections and put together again.
+     */
+    @Test
+    void theNetworkWithDataSocketsAsFromSixteenCores() {
+        LocalLauncher l = Ranks.launcher(args("-b", "8", "-e", "2M", "-f", "8")).env("NCCL_SHM_DISABLE", "1")
+                .env("NCCL_SOCKET_NTHREADS", "2").env("NCCL_NSOCKS_PERTHREAD", "2")
+                .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT,NET");
+        LocalLauncher.Outcome out = Ranks.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(120));
+        assertTrue(out.success(), Ranks.all(out));
+        PerfTable.parse(out.output().get(0)).assertCleanSweep(8, 2 << 20, 8);
+        ConnectionLines.assertEveryConnectionVia(out, "NET/Socket/");
+        for (int r = 0; r < 2; r++) {
+            assertTrue(out.output().get(r).stream().anyMatch(x -> x.contains("NET/Socket: Using 2 threads and 2 sockets per thread")),
+                    Ranks.all(out));
+        }
+    }
+
     @Test
     void acrossTwoNetnsHosts() throws IOException {
         String why = NetnsHosts.unavailableReason();
