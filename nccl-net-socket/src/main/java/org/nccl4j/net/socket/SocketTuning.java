@@ -43,8 +43,8 @@ record SocketTuning(int nThreads, int nSocksPerThread) {
      * message on the control connection); here that holds below {@value #MANY_CORES} cores, and
      * from there it is 2 × 2. Data sockets carry only messages of 128 KiB or more
      * ({@link SocketComm#striped}), on event loops that need cores of their own: measured (2 rank
-     * JVMs, AllReduce over the Socket net, module README), on 16 cores 2 × 2 is faster from 1 MiB
-     * up (about 2.5x at 16 MiB), on 2 cores slower at every size.
+     * JVMs, AllReduce over the Socket net, module README), on 16 cores 2 × 2 is faster from a few
+     * MiB up (1.4-2x at 16 MiB) and the same below, with 4-8 cores no faster, on 2 cores slower.
      *
      * @param nThreadsParam        {@code NCCL_SOCKET_NTHREADS}, or {@link #AUTO}
      * @param nSocksPerThreadParam {@code NCCL_NSOCKS_PERTHREAD}, or {@link #AUTO}
