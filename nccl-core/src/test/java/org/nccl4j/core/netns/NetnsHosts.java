@@ -87,7 +87,7 @@ public final class NetnsHosts implements AutoCloseable {
             String ns = namespace(i);
             sh("ip", "netns", "add", ns);
             created.add(ns);
-            String outside = tag + "v" + i;
+            String outside = outsideEnd(i);
             sh("ip", "link", "add", outside, "type", "veth", "peer", "name", "eth0", "netns", ns);
             sh("ip", "link", "set", outside, "master", br);
             sh("ip", "link", "set", outside, "up");
@@ -103,6 +103,11 @@ public final class NetnsHosts implements AutoCloseable {
      */
     public String namespace(int i) {
         return tag + "h" + i;
+    }
+
+    /** @return the bridge-side end of host {@code i}'s veth pair */
+    private String outsideEnd(int i) {
+        return tag + "v" + i;
     }
 
     /**
@@ -149,7 +154,7 @@ public final class NetnsHosts implements AutoCloseable {
         for (int i = 0; i < created.size(); i++) {
             // The pair goes with it; left to the namespace's end, the outside end was seen to
             // outlive the deleted namespace (and then block a later set's name).
-            quietly("ip", "link", "delete", tag + "v" + i);
+            quietly("ip", "link", "delete", outsideEnd(i));
         }
         for (String ns : created) {
             quietly("ip", "netns", "delete", ns);

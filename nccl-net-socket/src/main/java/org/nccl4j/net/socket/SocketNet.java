@@ -146,7 +146,7 @@ public final class SocketNet implements Net {
             throw new NetException(NetException.Kind.SYSTEM, "NET/Socket : epoll transport requested but unavailable: "
                     + NettyTransport.epollUnavailableReason());
         }
-        int nLoops = eventLoopCount(maxThreads);
+        int nLoops = eventLoopCount(maxThreads, cores);
         MultiThreadIoEventLoopGroup g = new MultiThreadIoEventLoopGroup(nLoops,
                 new DefaultThreadFactory("nccl4j-net-socket", true), chosen.ioHandlerFactory());
         List<EventLoop> children = new ArrayList<>();
@@ -188,8 +188,7 @@ public final class SocketNet implements Net {
     }
 
     /** One loop per core (up to NCCL's 16 helper threads), and at least as many as one connection spreads over. */
-    static int eventLoopCount(int maxThreadsPerConnection) {
-        int cores = Runtime.getRuntime().availableProcessors();
+    static int eventLoopCount(int maxThreadsPerConnection, int cores) {
         return Math.max(maxThreadsPerConnection, Math.clamp(cores, 1, SocketTuning.MAX_THREADS));
     }
 
