@@ -49,6 +49,8 @@ public final class Prims {
     private final Staging staging;
     private final long sliceBytes;
     private final long stagingBytes;
+    /** A connection through the network proxy, whose rounds this call's waits run; {@code null} if none. */
+    private final Conn net;
 
     /**
      * @param recvs    connections received from (reduced together in the given order)
@@ -72,6 +74,19 @@ public final class Prims {
         long data = any == null ? 1 << 30 : proto.dataBytesPerStep(any.stepSize(proto));
         this.sliceBytes = Math.max(typeSize, data / typeSize * typeSize);
         this.stagingBytes = (data + 7) / 8 * 8;
+        this.net = firstViaProxy(recvs, sends);
+    }
+
+    /** @return the first connection a network proxy moves, or {@code null} */
+    private static Conn firstViaProxy(Conn[] recvs, Conn[] sends) {
+        for (Conn[] side : new Conn[][] {recvs, sends}) {
+            for (Conn c : side) {
+                if (c.viaProxy()) {
+                    return c;
+                }
+            }
+        }
+        return null;
     }
 
     /** Sends {@code src} (the rank's input: pre-op applied). */
@@ -131,6 +146,23 @@ public final class Prims {
         boolean applyPre = pre && reducer != null && reducer.hasPreOp();
         boolean applyPost = post && reducer != null && reducer.hasPostOp();
         long slices = Math.max(1, (bytes + sliceBytes - 1) / sliceBytes);
+        if (net == null) {
+            steps(mode, src, sOff, dst, dOff, bytes, slices, applyPre, applyPost);
+            return;
+        }
+        // This thread runs the network proxy's rounds in every wait of the call (Proxy#helping),
+        // and one more after its last step so what it just posted leaves without waking the proxy.
+        net.helping(true);
+        try {
+            steps(mode, src, sOff, dst, dOff, bytes, slices, applyPre, applyPost);
+            net.help();
+        } finally {
+            net.helping(false);
+        }
+    }
+
+    private void steps(int mode, MemorySegment src, long sOff, MemorySegment dst, long dOff, long bytes, long slices,
+                       boolean applyPre, boolean applyPost) {
         long done = 0;
         for (long k = 0; k < slices; k++) {
             long n = Math.min(sliceBytes, bytes - done);
@@ -158,7 +190,7 @@ public final class Prims {
             for (Conn c : recvs) {
                 long s = c.step();
                 c.announce(s + Math.min(ConnMem.STEPS, remaining), proto);
-                waiter.await(c, s + 1, "data");
+                waiter.await(c, s + 1, "data", net);
             }
         }
         MemorySegment scratch = null;
@@ -223,7 +255,7 @@ public final class Prims {
         for (Conn c : sends) {
             long need = c.step() + 1 - ConnMem.STEPS;
             if (need > c.creditSeen()) {
-                c.creditSeen(waiter.await(c, need, "credit"));
+                c.creditSeen(waiter.await(c, need, "credit", net));
             }
         }
     }
@@ -254,7 +286,7 @@ public final class Prims {
         long s = c.step();
         c.announce(s + Math.min(ConnMem.STEPS, remaining), proto);
         if (c.viaProxy()) {
-            waiter.await(c, s + 1, "data");
+            waiter.await(c, s + 1, "data", net);
         }
         MemorySegment out = staging.recv(i, stagingBytes);
         MemorySegment lines = c.buff(proto);
@@ -277,7 +309,7 @@ public final class Prims {
             if (start == 0) {
                 start = System.nanoTime();
             }
-            waiter.idle(c, s + 1, "data", ++round, start);
+            waiter.idle(c, s + 1, "data", ++round, start, net);
         }
     }
 

@@ -95,44 +95,69 @@ public final class Waiter {
      * @param c      the connection
      * @param target the counter value needed
      * @param what   what is awaited, for the error ("data", "credit")
+     * @param net    a connection through the network proxy whose rounds the waiting thread runs
+     *     (it is {@link Conn#helping} for the whole call), or {@code null}
      * @return the counter value seen
      */
-    public long await(Conn c, long target, String what) {
+    public long await(Conn c, long target, String what, Conn net) {
         long v = ConnMem.counter(c.waitHeader());
         if (v >= target) {
             return v;
         }
         long start = System.nanoTime();
         for (int round = 1; ; round++) {
+            if (net != null) {
+                net.help();
+            }
             v = ConnMem.counter(c.waitHeader());
             if (v >= target) {
                 return v;
             }
-            idle(c, target, what, round, start);
+            backOff(c, target, what, round, start, net);
         }
     }
 
     /**
      * One round of a wait that polls its own condition (LL flags) which the peer follows by
-     * publishing the connection's counter: spins, or sleeps until the counter reaches
-     * {@code target}, and checks as {@link #await} does.
+     * publishing the connection's counter: runs a round of the network proxy's if the thread
+     * helps one, then spins, or sleeps until the counter reaches {@code target}, and checks as
+     * {@link #await} does.
      *
      * @param c      the connection
      * @param target the counter value that comes with the awaited data
      * @param what   what is awaited, for the error
      * @param round  rounds waited so far, from 1
      * @param start  when the wait began ({@link System#nanoTime()})
+     * @param net    as for {@link #await}
      */
-    public void idle(Conn c, long target, String what, int round, long start) {
-        c.help();
-        if (backedOff(round, start, c.viaProxy() ? proxySpinNanos : spinNanos)) {
+    public void idle(Conn c, long target, String what, int round, long start, Conn net) {
+        if (net != null) {
+            net.help();
+        }
+        backOff(c, target, what, round, start, net);
+    }
+
+    /** One round of backing off: spin or yield, or sleep on the counter (leaving {@code net}'s rounds to its proxy). */
+    private void backOff(Conn c, long target, String what, int round, long start, Conn net) {
+        // With more threads than cores, a wait on the network yields almost at once.
+        if (backedOff(round, start, net != null ? proxySpinNanos : spinNanos)) {
             if ((round & SPIN_CHECK_MASK) == 0) {
                 check(c, what, start, (round & SPIN_PEER_CHECK_MASK) == 0);
             }
-        } else {
-            ConnMem.sleep(c.waitHeader(), target, Futex.MAX_SLEEP_NANOS);
-            check(c, what, start, (round & PEER_CHECK_MASK) == 0);
+            return;
         }
+        // Asleep it cannot help: the proxy thread moves the steps meanwhile.
+        if (net != null) {
+            net.helping(false);
+        }
+        try {
+            ConnMem.sleep(c.waitHeader(), target, Futex.MAX_SLEEP_NANOS);
+        } finally {
+            if (net != null) {
+                net.helping(true);
+            }
+        }
+        check(c, what, start, (round & PEER_CHECK_MASK) == 0);
     }
 
     /** Spins or yields while the wait is young enough; false once it is time to sleep. */

@@ -98,6 +98,12 @@ public final class NetSendTask extends NetTask {
         return done < sent;
     }
 
+    /** A step sent but not complete, or published but not yet handed to the network. */
+    @Override
+    public boolean owes() {
+        return done < sent || sent < ConnMem.counter(recvMem);
+    }
+
     /**
      * Drained once every step the kernel posted (a Simple tail, an LL or LL128 tag) was sent and
      * its send completed.

@@ -20,6 +20,16 @@ public interface ProxyTask extends AutoCloseable {
     }
 
     /**
+     * @return whether this task holds a step the peer waits for that only a round can move on (a
+     *     send posted or in flight): the proxy thread is then woken when no kernel runs its rounds
+     *     any more. Received steps are not owed: the kernel that needs one waits on it and helps.
+     *     Called by whoever holds the round, as {@link #progress} is.
+     */
+    default boolean owes() {
+        return false;
+    }
+
+    /**
      * @return whether nothing the kernel handed over is still unsent: a communicator's destroy
      *     stops the proxy only once every task is drained (or its deadline passed), as NCCL's proxy
      *     thread runs until its operations are done, since a kernel ends as soon as it has posted

@@ -200,10 +200,10 @@ public final class Conn {
         wake();
     }
 
-    /** Wakes the proxy, if any (after an LL or LL128 step's lines were written). */
+    /** Tells the proxy, if any, that a step was posted (after an LL or LL128 step's lines were written). */
     public void wake() {
         if (proxy != null) {
-            proxy.wake();
+            proxy.posted();
         }
     }
 
@@ -214,6 +214,18 @@ public final class Conn {
     public void help() {
         if (proxy != null) {
             proxy.help();
+        }
+    }
+
+    /**
+     * A kernel starts or stops a stretch in which it {@link #help}s this connection's proxy
+     * whenever it waits ({@link Proxy#helping}); nothing without a proxy.
+     *
+     * @param on true as the wait begins, false as it ends
+     */
+    public void helping(boolean on) {
+        if (proxy != null) {
+            proxy.helping(on);
         }
     }
 
@@ -257,7 +269,7 @@ public final class Conn {
             ConnMem.setTag(waitHeader, ConnMem.RECV_TAGS, (int) (t % ConnMem.STEPS), ConnMem.tag(t, p));
         }
         announced = upTo;
-        proxy.wake();
+        proxy.posted();
     }
 
     /** Releases the connection's memory and endpoints. */

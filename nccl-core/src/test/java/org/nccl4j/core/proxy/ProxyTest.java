@@ -92,6 +92,71 @@ class ProxyTest {
         assertFalse(reported.isDone(), "nothing failed");
     }
 
+    /** A send posted by a kernel: owed until a round moves it; counts the rounds the proxy thread ran. */
+    private static final class Owing implements ProxyTask {
+        final AtomicInteger threadRounds = new AtomicInteger();
+        volatile boolean owes;
+        volatile String movedBy;
+
+        @Override
+        public boolean progress() {
+            if (Thread.currentThread().getName().startsWith("NCCLproxy")) {
+                threadRounds.incrementAndGet();
+            }
+            if (!owes) {
+                return false;
+            }
+            movedBy = Thread.currentThread().getName();
+            owes = false;
+            return true;
+        }
+
+        @Override
+        public boolean owes() {
+            return owes;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aPostWhileKernelsHelpIsLeftToThemAndTheLastToStopHandsItToTheThread() throws Exception {
+        AbortFlag abort = new AbortFlag();
+        CompletableFuture<NcclException> reported = new CompletableFuture<>();
+        // Parks of a minute while helped: only a wake-up can make the thread run a round in the test.
+        Proxy proxy = new Proxy(0, abort, reported::complete, 60_000_000_000L);
+        Owing task = new Owing();
+        proxy.add(task);
+        proxy.helping(true);
+        proxy.helping(true);
+        Thread thread = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("NCCLproxy 0")).findFirst().orElseThrow();
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (thread.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        Thread.sleep(20);
+        int rounds = task.threadRounds.get();
+        task.owes = true;
+        proxy.posted();
+        Thread.sleep(200);
+        assertEquals(rounds, task.threadRounds.get(), "a post woke the thread while two kernels helped");
+        proxy.helping(false);
+        Thread.sleep(200);
+        assertEquals(rounds, task.threadRounds.get(), "the thread woke while a kernel still helped");
+        assertTrue(task.owes);
+        proxy.helping(false);
+        end = System.nanoTime() + 5_000_000_000L;
+        while (task.owes && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertEquals("NCCLproxy 0", task.movedBy, "the last helper to stop left the owed send to the thread");
+        assertTrue(proxy.stop());
+        assertFalse(reported.isDone(), "nothing failed");
+    }
+
     /** Fails with the cause on its first round; any later round is the misuse a released request causes. */
     private static final class FailsOnce implements ProxyTask {
         final NcclException cause = NcclException.of(Result.REMOTE_ERROR, "peer 1 closed the connection", null);
