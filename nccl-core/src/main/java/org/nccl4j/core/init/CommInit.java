@@ -278,10 +278,12 @@ public final class CommInit {
             plans.add(new ChannelPlan(c, ch.ring.userRanks, ch.tree.up, down, ch.tree.depth));
         }
         ModelAlgoChooser chooser = new ModelAlgoChooser(topo.model(), config.string(Params.ALGO));
+        int cores = Runtime.getRuntime().availableProcessors();
         java.util.function.Supplier<Proxy> proxies = () -> {
             synchronized (proxy) {
                 if (proxy.get() == null) {
-                    proxy.set(new Proxy(rank, abort, e -> failure.fail("NCCLproxy " + rank, e)));
+                    proxy.set(new Proxy(rank, abort, e -> failure.fail("NCCLproxy " + rank, e),
+                            Waiter.netOversubscribed(layout.localRanks().length, cores)));
                 }
                 return proxy.get();
             }
@@ -297,7 +299,7 @@ public final class CommInit {
         }
         TransportContext ctx = new TransportContext(rank, peers, commId, config, buffs, arena, net, proxies, abort);
         Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
-                layout.localRanks().length, Runtime.getRuntime().availableProcessors());
+                layout.localRanks().length, cores);
         return new Connected(Engine.connect(ctx, new TransportSetup(ctx, Transports.all()), bootstrap, plans,
                 chooser, waiter, deadline, config.integer(Params.CONNECT_TIMEOUT_MS),
                 failure), null);

@@ -150,12 +150,10 @@ public final class Prims {
             steps(mode, src, sOff, dst, dOff, bytes, slices, applyPre, applyPost);
             return;
         }
-        // This thread runs the network proxy's rounds in every wait of the call (Proxy#helping),
-        // and one more after its last step so what it just posted leaves without waking the proxy.
+        // This thread runs the network proxy's rounds in every wait of the call (Proxy#helping).
         net.helping(true);
         try {
             steps(mode, src, sOff, dst, dOff, bytes, slices, applyPre, applyPost);
-            net.help();
         } finally {
             net.helping(false);
         }

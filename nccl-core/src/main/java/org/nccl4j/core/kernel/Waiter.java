@@ -73,7 +73,18 @@ public final class Waiter {
         this.localRanks = localRanks;
         this.cores = cores;
         this.spinNanos = localRanks > cores ? OVERSUBSCRIBED_SPIN_NANOS : SPIN_NANOS;
-        this.proxySpinNanos = (long) localRanks * THREADS_PER_NET_RANK > cores ? OVERSUBSCRIBED_SPIN_NANOS : spinNanos;
+        this.proxySpinNanos = netOversubscribed(localRanks, cores) ? OVERSUBSCRIBED_SPIN_NANOS : spinNanos;
+    }
+
+    /**
+     * @param localRanks ranks on this host
+     * @param cores      cores of this host
+     * @return whether ranks whose data comes through a proxy need more threads than there are
+     *     cores ({@code THREADS_PER_NET_RANK} each): their waits then yield almost at once, and the
+     *     proxy thread leaves its rounds to the kernels that help ({@link org.nccl4j.core.proxy.Proxy})
+     */
+    public static boolean netOversubscribed(int localRanks, int cores) {
+        return (long) localRanks * THREADS_PER_NET_RANK > cores;
     }
 
     /**

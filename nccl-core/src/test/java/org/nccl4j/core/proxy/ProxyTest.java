@@ -66,7 +66,7 @@ class ProxyTest {
     void helpersRunRoundsOneAtATimeAndNeverAfterStop() throws Exception {
         AbortFlag abort = new AbortFlag();
         CompletableFuture<NcclException> reported = new CompletableFuture<>();
-        Proxy proxy = new Proxy(0, abort, reported::complete);
+        Proxy proxy = new Proxy(0, abort, reported::complete, true);
         Recording task = new Recording();
         proxy.add(task);
         AtomicBoolean stopHelping = new AtomicBoolean();
@@ -92,10 +92,14 @@ class ProxyTest {
         assertFalse(reported.isDone(), "nothing failed");
     }
 
-    /** A send posted by a kernel: owed until a round moves it; counts the rounds the proxy thread ran. */
+    /**
+     * A send posted by a kernel: owed until its third round (handed to the net, then in flight,
+     * then complete), by whichever thread; counts the rounds the proxy thread ran.
+     */
     private static final class Owing implements ProxyTask {
         final AtomicInteger threadRounds = new AtomicInteger();
         volatile boolean owes;
+        volatile int rounds;
         volatile String movedBy;
 
         @Override
@@ -106,8 +110,10 @@ class ProxyTest {
             if (!owes) {
                 return false;
             }
-            movedBy = Thread.currentThread().getName();
-            owes = false;
+            if (++rounds == 3) {
+                movedBy = Thread.currentThread().getName();
+                owes = false;
+            }
             return true;
         }
 
@@ -126,7 +132,7 @@ class ProxyTest {
         AbortFlag abort = new AbortFlag();
         CompletableFuture<NcclException> reported = new CompletableFuture<>();
         // Parks of a minute while helped: only a wake-up can make the thread run a round in the test.
-        Proxy proxy = new Proxy(0, abort, reported::complete, 60_000_000_000L);
+        Proxy proxy = new Proxy(0, abort, reported::complete, true, 60_000_000_000L);
         Owing task = new Owing();
         proxy.add(task);
         proxy.helping(true);
@@ -143,6 +149,7 @@ class ProxyTest {
         proxy.posted();
         Thread.sleep(200);
         assertEquals(rounds, task.threadRounds.get(), "a post woke the thread while two kernels helped");
+        // Each helper that stops runs a round itself (two of the three the send needs).
         proxy.helping(false);
         Thread.sleep(200);
         assertEquals(rounds, task.threadRounds.get(), "the thread woke while a kernel still helped");
@@ -153,6 +160,27 @@ class ProxyTest {
             Thread.sleep(1);
         }
         assertEquals("NCCLproxy 0", task.movedBy, "the last helper to stop left the owed send to the thread");
+        assertTrue(proxy.stop());
+        assertFalse(reported.isDone(), "nothing failed");
+    }
+
+    @Test
+    void withACoreOfItsOwnTheThreadMovesAPostWhileKernelsHelp() throws Exception {
+        AbortFlag abort = new AbortFlag();
+        CompletableFuture<NcclException> reported = new CompletableFuture<>();
+        Proxy proxy = new Proxy(0, abort, reported::complete, false, 60_000_000_000L);
+        Owing task = new Owing();
+        proxy.add(task);
+        proxy.helping(true);
+        Thread.sleep(20);
+        task.owes = true;
+        proxy.posted();
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (task.owes && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertEquals("NCCLproxy 0", task.movedBy, "the thread moved the post while a kernel helped");
+        proxy.helping(false);
         assertTrue(proxy.stop());
         assertFalse(reported.isDone(), "nothing failed");
     }
@@ -180,7 +208,7 @@ class ProxyTest {
         for (int trial = 0; trial < 200; trial++) {
             AbortFlag abort = new AbortFlag();
             List<NcclException> reported = new CopyOnWriteArrayList<>();
-            Proxy proxy = new Proxy(0, abort, reported::add);
+            Proxy proxy = new Proxy(0, abort, reported::add, true);
             FailsOnce task = new FailsOnce();
             AtomicBoolean stopHelping = new AtomicBoolean();
             Thread helper = Thread.ofPlatform().start(() -> {
@@ -206,7 +234,7 @@ class ProxyTest {
     void aFailureInAHelpedRoundIsReportedAndAborts() throws Exception {
         AbortFlag abort = new AbortFlag();
         CompletableFuture<NcclException> reported = new CompletableFuture<>();
-        Proxy proxy = new Proxy(0, abort, reported::complete);
+        Proxy proxy = new Proxy(0, abort, reported::complete, true);
         NcclException cause = NcclException.of(Result.REMOTE_ERROR, "peer 1 closed the connection", null);
         proxy.add(new Throwing(cause));
         proxy.help();
@@ -231,7 +259,7 @@ class ProxyTest {
 
     private static NcclException failWith(Throwable t, AbortFlag abort) throws Exception {
         CompletableFuture<NcclException> reported = new CompletableFuture<>();
-        Proxy proxy = new Proxy(0, abort, reported::complete);
+        Proxy proxy = new Proxy(0, abort, reported::complete, true);
         proxy.add(new Throwing(t));
         NcclException e = reported.get(5, TimeUnit.SECONDS);
         long end = System.nanoTime() + 5_000_000_000L;

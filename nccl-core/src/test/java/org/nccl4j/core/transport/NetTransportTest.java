@@ -46,8 +46,8 @@ class NetTransportTest {
         final AbortFlag abort1 = new AbortFlag();
         final List<NcclException> errors0 = new CopyOnWriteArrayList<>();
         final List<NcclException> errors1 = new CopyOnWriteArrayList<>();
-        final Proxy proxy0 = new Proxy(0, abort0, errors0::add);
-        final Proxy proxy1 = new Proxy(1, abort1, errors1::add);
+        final Proxy proxy0 = new Proxy(0, abort0, errors0::add, true);
+        final Proxy proxy1 = new Proxy(1, abort1, errors1::add, true);
         final TransportContext c0;
         final TransportContext c1;
         final NetTransport t = new NetTransport();
