@@ -65,7 +65,8 @@ public final class Proxy implements AutoCloseable {
     private final AtomicInteger helpers = new AtomicInteger();
     /**
      * Work a round may have to move: set by a kernel's post and by a round that left a send owed,
-     * cleared as a round begins. The last helper to stop wakes the thread only if it is set.
+     * cleared as a round begins. The last helper to stop wakes the thread only if it is set (kept
+     * only where the thread leaves rounds to helpers).
      */
     private final AtomicBoolean owed = new AtomicBoolean();
     /** Set once {@link #stop} took the round for good. */
@@ -99,7 +100,7 @@ public final class Proxy implements AutoCloseable {
     }
 
     /** Wakes the thread if it is parked. */
-    public void wake() {
+    private void wake() {
         LockSupport.unpark(thread);
     }
 
@@ -108,10 +109,14 @@ public final class Proxy implements AutoCloseable {
      * are running its rounds, in which case the last of them to stop does ({@link #helping}).
      */
     public void posted() {
+        if (!leaveToHelpers) {
+            wake();
+            return;
+        }
         // Set before reading helpers, as helping(false) counts down before reading owed: one of
         // the two sees the other's write, so a post is never left with nobody to move it.
         owed.set(true);
-        if (!leaveToHelpers || helpers.get() == 0) {
+        if (helpers.get() == 0) {
             wake();
         }
     }
@@ -175,15 +180,18 @@ public final class Proxy implements AutoCloseable {
 
     /** One pass over the tasks; the caller holds {@link #busy}. */
     private int round() throws Exception {
-        // An exchange, not a store: reading a post's mark orders its published step before this round's reads.
-        owed.getAndSet(false);
+        // Only read where the thread leaves rounds to helpers. An exchange, not a store: reading a
+        // post's mark orders its published step before this round's reads.
+        if (leaveToHelpers) {
+            owed.getAndSet(false);
+        }
         boolean moved = false;
         boolean inFlight = false;
         boolean owes = false;
         for (ProxyTask t : tasks) {
             moved |= t.progress();
             inFlight |= t.inFlight();
-            owes |= t.owes();
+            owes |= leaveToHelpers && t.owes();
         }
         if (owes) {
             owed.set(true);

@@ -221,7 +221,7 @@ public final class Conn {
      * A kernel starts or stops a stretch in which it {@link #help}s this connection's proxy
      * whenever it waits ({@link Proxy#helping}); nothing without a proxy.
      *
-     * @param on true as the wait begins, false as it ends
+     * @param on true as the stretch begins, false as it ends
      */
     public void helping(boolean on) {
         if (proxy != null) {

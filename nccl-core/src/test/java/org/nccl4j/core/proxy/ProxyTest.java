@@ -122,6 +122,14 @@ class ProxyTest {
             return owes;
         }
 
+        /** Waits, at most 5 s, until the send is complete. */
+        void awaitMoved() throws InterruptedException {
+            long end = System.nanoTime() + 5_000_000_000L;
+            while (owes && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+        }
+
         @Override
         public void close() {
         }
@@ -155,10 +163,7 @@ class ProxyTest {
         assertEquals(rounds, task.threadRounds.get(), "the thread woke while a kernel still helped");
         assertTrue(task.owes);
         proxy.helping(false);
-        end = System.nanoTime() + 5_000_000_000L;
-        while (task.owes && System.nanoTime() < end) {
-            Thread.sleep(1);
-        }
+        task.awaitMoved();
         assertEquals("NCCLproxy 0", task.movedBy, "the last helper to stop left the owed send to the thread");
         assertTrue(proxy.stop());
         assertFalse(reported.isDone(), "nothing failed");
@@ -175,10 +180,7 @@ class ProxyTest {
         Thread.sleep(20);
         task.owes = true;
         proxy.posted();
-        long end = System.nanoTime() + 5_000_000_000L;
-        while (task.owes && System.nanoTime() < end) {
-            Thread.sleep(1);
-        }
+        task.awaitMoved();
         assertEquals("NCCLproxy 0", task.movedBy, "the thread moved the post while a kernel helped");
         proxy.helping(false);
         assertTrue(proxy.stop());
