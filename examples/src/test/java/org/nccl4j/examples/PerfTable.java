@@ -19,9 +19,10 @@ record PerfTable(List<String> lines, List<Row> rows) {
      * @param wrongOutPlace out-of-place #wrong ("N/A" or a number)
      * @param wrongInPlace  in-place #wrong
      * @param busBwOut      out-of-place busbw
+     * @param algo          the algo column, as {@code Ring/Simple/1}
      */
     record Row(long size, long count, String type, String redop, int root, String wrongOutPlace, String wrongInPlace,
-               double busBwOut) {
+               double busBwOut, String algo) {
     }
 
     /** @param lines everything the command printed (other lines, e.g. JVM warnings, are skipped) */
@@ -33,7 +34,7 @@ record PerfTable(List<String> lines, List<Row> rows) {
                 continue;
             }
             rows.add(new Row(Long.parseLong(f[0]), Long.parseLong(f[1]), f[2], f[3], Integer.parseInt(f[4]), f[8], f[12],
-                    Double.parseDouble(f[7])));
+                    Double.parseDouble(f[7]), f[13]));
         }
         return new PerfTable(lines, rows);
     }

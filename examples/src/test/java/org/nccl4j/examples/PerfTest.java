@@ -195,8 +195,12 @@ class PerfTest {
                 .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT");
         LocalLauncher.Outcome out = Ranks.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(120));
         assertTrue(out.success(), Ranks.all(out));
-        PerfTable.parse(out.output().get(0)).assertCleanSweep(8, 64 << 10, 8);
+        PerfTable table = PerfTable.parse(out.output().get(0));
+        table.assertCleanSweep(8, 64 << 10, 8);
         ConnectionLines.assertEveryConnectionVia(out, shmDisable.equals("1") ? "NET/Socket/" : "direct shared memory");
+        // A pair over the net is rated as across nodes: recursive doubling with Simple for a few KiB.
+        assertEquals(shmDisable.equals("1"), table.rows().stream().anyMatch(r -> r.algo().startsWith("RecDbl/Simple/")),
+                "recursive doubling with Simple where the pair goes through the net, else never:\n" + Ranks.all(out));
     }
 
     /**

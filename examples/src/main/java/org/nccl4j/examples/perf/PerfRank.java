@@ -7,8 +7,10 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.nccl4j.Completion;
 import org.nccl4j.Communicator;
 import org.nccl4j.DataType;
@@ -93,6 +95,8 @@ public final class PerfRank implements AutoCloseable {
      * a call: a minute) stop here, where the JIT's share of a call no longer shows.
      */
     private static final long HOST_JIT_WARMUP_NANOS = 10_000_000_000L;
+    /** The bound for each further algorithm and protocol of the sweep (their sizes may be large). */
+    private static final long HOST_PATH_WARMUP_NANOS = 2_000_000_000L;
 
     /** What the tuning model picks for one call of this size, as {@code Ring/LL/1}. */
     private String algo(ByteCounts c, ElementType type, RedOp op) {
@@ -172,9 +176,10 @@ public final class PerfRank implements AutoCloseable {
     /**
      * A JVM needs thousands of calls before the JIT has compiled the kernel path; nccl-tests'
      * 5 warm-up iterations would leave the first sizes measuring the interpreter. Every rank
-     * runs the same number of small operations, so the ranks stay matched: {@link #JIT_WARMUP_OPS},
-     * or fewer once one rank has used up {@link #JIT_WARMUP_NANOS} (device memory) or
-     * {@link #HOST_JIT_WARMUP_NANOS} (they agree after each round of 100, by summing their votes).
+     * runs the same operations, so the ranks stay matched: {@link #JIT_WARMUP_OPS} small ones, or
+     * fewer once one rank has used up {@link #JIT_WARMUP_NANOS} (device memory) or
+     * {@link #HOST_JIT_WARMUP_NANOS}; on host memory as many again for each other algorithm and
+     * protocol the sweep's sizes take (at most {@link #HOST_PATH_WARMUP_NANOS} each).
      */
     private void jitWarmup(ElementType type, RedOp op) {
         if (jitWarmed) {
@@ -182,14 +187,18 @@ public final class PerfRank implements AutoCloseable {
         }
         jitWarmed = true;
         ByteCounts small = s.coll().counts(Math.min(s.maxBytes(), 4096) / type.size(), nranks);
-        long t0 = System.nanoTime();
-        for (int round = 0; round < JIT_WARMUP_OPS / 100; round++) {
-            for (int iter = 0; iter < 100; iter++) {
-                start(small, type, op, false, 0);
+        warmUp(small, type, op, s.onDevice() ? JIT_WARMUP_NANOS : HOST_JIT_WARMUP_NANOS);
+        // A size the tuning model gives another algorithm or protocol runs other kernels, which
+        // the calls above left cold: warm each such path as long, at the sweep's smallest size
+        // that takes it (a 1 MiB ring timed after a 4 KiB warm-up that took recursive doubling
+        // measured 15-25% slower than after one on the ring).
+        Set<String> warmed = new HashSet<>(List.of(path(small, type, op)));
+        for (long size = s.minBytes(); size <= s.maxBytes() && !s.onDevice(); size = s.next(size)) {
+            ByteCounts c = s.coll().counts(size / type.size(), nranks);
+            if (warmed.add(path(c, type, op))) {
+                warmUp(c, type, op, HOST_PATH_WARMUP_NANOS);
             }
-            stream.synchronize();
-            long bound = s.onDevice() ? JIT_WARMUP_NANOS : HOST_JIT_WARMUP_NANOS;
-            if (sumOverRanks(System.nanoTime() - t0 > bound ? 1 : 0) > 0) {
+            if (s.next(size) <= size) {
                 break;
             }
         }
@@ -204,6 +213,29 @@ public final class PerfRank implements AutoCloseable {
                 break;
             }
         }
+    }
+
+    /**
+     * {@link #JIT_WARMUP_OPS} calls of one size, or fewer once one rank has used up {@code bound}
+     * (the ranks agree after each round of 100, by summing their votes).
+     */
+    private void warmUp(ByteCounts c, ElementType type, RedOp op, long bound) {
+        long t0 = System.nanoTime();
+        for (int round = 0; round < JIT_WARMUP_OPS / 100; round++) {
+            for (int iter = 0; iter < 100; iter++) {
+                start(c, type, op, false, 0);
+            }
+            stream.synchronize();
+            if (sumOverRanks(System.nanoTime() - t0 > bound ? 1 : 0) > 0) {
+                break;
+            }
+        }
+    }
+
+    /** The algorithm and protocol of a call of this size (the kernels it runs), as {@code Ring/Simple}. */
+    private String path(ByteCounts c, ElementType type, RedOp op) {
+        String a = algo(c, type, op);
+        return a.substring(0, Math.max(a.lastIndexOf('/'), 0));
     }
 
     /** nccl-tests' {@code BenchTime} for one size and placement; returns the four printed columns. */

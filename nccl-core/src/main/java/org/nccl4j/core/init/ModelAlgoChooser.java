@@ -31,15 +31,20 @@ final class ModelAlgoChooser implements AlgoChooser {
     /** Which of {@link Algorithm#HOST} {@code NCCL_ALGO} allows. */
     private final List<Algorithm> hostAllowed;
     private final boolean hostForced;
+    /** Two ranks whose one link is a network connection, as across nodes, though they share a node. */
+    private final boolean pairOverNet;
 
     /**
-     * @param model the communicator's tuning model
-     * @param algo  {@code NCCL_ALGO}, or {@code null}
+     * @param model       the communicator's tuning model
+     * @param algo        {@code NCCL_ALGO}, or {@code null}
+     * @param pairOverNet whether the communicator is two ranks that reach each other through the
+     *                    net (e.g. {@code NCCL_SHM_DISABLE=1} on one node)
      */
-    ModelAlgoChooser(TuningModel model, String algo) {
+    ModelAlgoChooser(TuningModel model, String algo, boolean pairOverNet) {
         this.model = model;
         this.hostAllowed = Algorithm.HOST.stream().filter(a -> HostAlgoEnable.allowed(algo, a)).toList();
         this.hostForced = HostAlgoEnable.forced(algo);
+        this.pairOverNet = pairOverNet;
     }
 
     /**
@@ -71,7 +76,8 @@ final class ModelAlgoChooser implements AlgoChooser {
         float best = hostForced ? AlgoSelector.NO_TIME
                 : model.algoTime(CollFunc.ALL_REDUCE, bytes, c.algorithm(), c.protocol(), 1, 0);
         Choice fastest = c;
-        boolean twoOnANode = nranks == 2 && !hostForced && model.context().nNodes() == 1;
+        // A pair over the net pays a network step per hop wherever it runs: rated as across nodes.
+        boolean twoOnANode = nranks == 2 && !hostForced && model.context().nNodes() == 1 && !pairOverNet;
         for (Algorithm a : hostAllowed) {
             for (Protocol p : PROTOCOLS) {
                 if (twoOnANode && p != Protocol.LL) {

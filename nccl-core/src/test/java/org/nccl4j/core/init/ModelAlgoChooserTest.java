@@ -28,6 +28,10 @@ import org.nccl4j.core.topo.tuning.TuningProfile;
 /** Where the host engine's chooser takes recursive doubling, on host tuning models. */
 class ModelAlgoChooserTest {
     private static ModelAlgoChooser chooser(int nranks, int nNodes, String algo) {
+        return chooser(nranks, nNodes, algo, false);
+    }
+
+    private static ModelAlgoChooser chooser(int nranks, int nNodes, String algo, boolean pairOverNet) {
         Map<String, String> env = new HashMap<>();
         if (algo != null) {
             env.put("NCCL_ALGO", algo);
@@ -37,7 +41,7 @@ class ModelAlgoChooserTest {
         TopoGraph tree = graph(1, TopoGraph.PATTERN_BALANCED_TREE);
         TopoGraph collNet = graph(2, TopoGraph.PATTERN_TREE);
         TuningContext ctx = new TuningContext(0, nranks, nNodes, 2, 0, 0, 0, 0, new CpuType(Cpu.ARCH_X86, Cpu.VENDOR_INTEL, 0));
-        return new ModelAlgoChooser(TuningModel.compute(ctx, tree, ring, collNet, TuningProfile.HOST, config), algo);
+        return new ModelAlgoChooser(TuningModel.compute(ctx, tree, ring, collNet, TuningProfile.HOST, config), algo, pairOverNet);
     }
 
     private static TopoGraph graph(int id, int pattern) {
@@ -129,5 +133,15 @@ class ModelAlgoChooserTest {
                 }
             }
         }
+    }
+
+    @Test
+    void twoRanksOnANodeThatReachEachOtherThroughTheNetTakeRecursiveDoublingWithSimpleForAFewKiB() {
+        ModelAlgoChooser overNet = chooser(2, 1, null, true);
+        assertEquals(new AlgoChooser.Choice(Algorithm.RECURSIVE_DOUBLING, Protocol.SIMPLE, 1),
+                overNet.choose(op(CollOp.Func.ALL_REDUCE, 2048), 2), "2 KiB");
+        assertEquals(Algorithm.RING, allReduce(overNet, 16 << 20, 2), "16 MiB");
+        assertEquals(new AlgoChooser.Choice(Algorithm.RING, Protocol.SIMPLE, 1),
+                chooser(2, 1, null, false).choose(op(CollOp.Func.ALL_REDUCE, 2048), 2), "2 KiB over shared memory");
     }
 }
