@@ -188,23 +188,17 @@ public final class PerfRank implements AutoCloseable {
         jitWarmed = true;
         ByteCounts small = s.coll().counts(Math.min(s.maxBytes(), 4096) / type.size(), nranks);
         warmUp(small, type, op, s.onDevice() ? JIT_WARMUP_NANOS : HOST_JIT_WARMUP_NANOS);
-        // A size the tuning model gives another algorithm or protocol runs other kernels, which
-        // the calls above left cold: warm each such path as long, at the sweep's smallest size
-        // that takes it (a 1 MiB ring timed after a 4 KiB warm-up that took recursive doubling
+        // Every size once more: larger ones take other paths (vector loops, several slices), and
+        // a size the tuning model gives another algorithm or protocol runs other kernels, which
+        // the calls above left cold: those get as long a warm-up, at the sweep's smallest size
+        // that takes them (a 1 MiB ring timed after a 4 KiB warm-up that took recursive doubling
         // measured 15-25% slower than after one on the ring).
         Set<String> warmed = new HashSet<>(List.of(path(small, type, op)));
-        for (long size = s.minBytes(); size <= s.maxBytes() && !s.onDevice(); size = s.next(size)) {
-            ByteCounts c = s.coll().counts(size / type.size(), nranks);
-            if (warmed.add(path(c, type, op))) {
-                warmUp(c, type, op, HOST_PATH_WARMUP_NANOS);
-            }
-            if (s.next(size) <= size) {
-                break;
-            }
-        }
-        // Larger sizes take other paths (vector loops, several slices): compile those too.
         for (long size = s.minBytes(); size <= s.maxBytes(); size = s.next(size)) {
             ByteCounts c = s.coll().counts(size / type.size(), nranks);
+            if (!s.onDevice() && warmed.add(path(c, type, op))) {
+                warmUp(c, type, op, HOST_PATH_WARMUP_NANOS);
+            }
             for (int iter = 0; iter < 10; iter++) {
                 start(c, type, op, (iter & 1) == 1, iter);
             }
