@@ -1,0 +1,133 @@
+package org.nccl4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.spi.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code scripts/jvm-cache}, the JVM options {@code ./nccl4j} and its rank JVMs run with: the
+ * cache it names is made (an AOT cache recorded by a training run, or a class-data archive), and
+ * a JVM started with its options loads nccl4j's classes from it, as {@code -Xlog:class+load}
+ * reports them.
+ */
+class JvmCacheScriptTest {
+    private static final Path SCRIPT = Path.of("..", "scripts", "jvm-cache").toAbsolutePath().normalize();
+    private static final String JAVA = ProcessHandle.current().info().command()
+            .orElse(System.getProperty("java.home") + "/bin/java");
+    private static final String MAIN = "org.nccl4j.examples.Main";
+    /** The class path, of jars only (what ./nccl4j runs with; a cache takes no class directories). */
+    private static String cp;
+
+    @BeforeAll
+    static void jarsOnly(@TempDir Path dir) throws IOException {
+        List<String> jars = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(e);
+            if (!Files.isDirectory(p)) {
+                jars.add(e);
+            } else if (!p.endsWith("test-classes")) {
+                // This module's classes, packed as the build packs them.
+                Path jar = dir.resolve(p.getParent().getParent().getFileName() + ".jar");
+                int rc = ToolProvider.findFirst("jar").orElseThrow().run(System.out, System.err,
+                        "--create", "--file", jar.toString(), "-C", p.toString(), ".");
+                assertEquals(0, rc, "jar of " + p);
+                jars.add(jar.toString());
+            }
+        }
+        cp = String.join(java.io.File.pathSeparator, jars);
+    }
+
+    @Test
+    void fromItsCoreCountAnAotCacheRecordedByATrainingRunServesNccl4jsClasses(@TempDir Path dir) throws Exception {
+        Path cache = dir.resolve("c");
+        Path aot = dir.resolve("c.aot");
+        String opts = jvmCache(cache, "1"); // AOT from 1 core: on any machine
+        assertTrue(Files.isRegularFile(aot), "no AOT cache at " + aot + "; " + Files.list(dir).toList());
+        assertTrue(opts.contains("-XX:AOTCache=" + aot), opts);
+        assertEquals("nccl4j.aot loaded " + MAIN, "nccl4j.aot loaded " + source(opts, MAIN));
+
+        // Made once a build: a later call keeps it, a newer build stamp records it again.
+        FileTime made = Files.getLastModifiedTime(aot);
+        Path stamp = dir.resolve("stamp");
+        Files.writeString(stamp, "");
+        Files.setLastModifiedTime(stamp, FileTime.fromMillis(made.toMillis() - 60_000));
+        jvmCache(cache, "1", stamp.toString());
+        assertEquals(made, Files.getLastModifiedTime(aot), "recorded again though the build is older");
+        Files.setLastModifiedTime(stamp, FileTime.fromMillis(made.toMillis() + 60_000));
+        jvmCache(cache, "1", stamp.toString());
+        assertTrue(Files.getLastModifiedTime(aot).compareTo(made) > 0, "not recorded again for a newer build");
+    }
+
+    @Test
+    void belowItAClassDataArchiveMadeByTheFirstRunServesThem(@TempDir Path dir) throws Exception {
+        Path cache = dir.resolve("c");
+        String opts = jvmCache(cache, "100000");
+        assertFalse(opts.contains("AOTCache"), opts);
+        assertFalse(Files.exists(dir.resolve("c.aot")));
+        run(opts, "--version"); // the first run makes the archive at its exit
+        assertTrue(Files.isRegularFile(dir.resolve("c.jsa")), "no archive: " + Files.list(dir).toList());
+        assertEquals("nccl4j.jsa loaded " + MAIN, "nccl4j.jsa loaded " + source(opts, MAIN));
+    }
+
+    /** @return where a JVM started with {@code opts} took {@code className} from: "cache", or its other source */
+    private static String source(String opts, String className) throws Exception {
+        for (String line : run(opts + " -Xlog:class+load=info", "--version")) {
+            int at = line.indexOf(" " + className + " source: ");
+            if (at >= 0) {
+                String source = line.substring(at + className.length() + 10);
+                return source.startsWith("shared objects file") ? className : source;
+            }
+        }
+        return "(never loaded)";
+    }
+
+    private static String jvmCache(Path cache, String minCores, String... stamp) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString(), JAVA, cp, cache.toString()));
+        cmd.addAll(List.of(stamp));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().put("AOT_MIN_CORES", minCores);
+        pb.environment().remove("NCCL4J_CHILD_JAVA_OPTS");
+        List<String> out = finish(pb, cmd);
+        assertEquals(1, out.size(), "one line of options: " + out);
+        return out.get(0);
+    }
+
+    private static List<String> run(String opts, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(List.of(opts.trim().split("\\s+")));
+        cmd.addAll(List.of("-cp", cp, MAIN));
+        cmd.addAll(List.of(args));
+        return finish(new ProcessBuilder(cmd).redirectErrorStream(true), cmd);
+    }
+
+    private static List<String> finish(ProcessBuilder pb, List<String> cmd) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("jvm-cache-test", ".out");
+        try {
+            Process p = pb.redirectOutput(out.toFile()).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new AssertionError("did not end within 120 s: " + cmd + "\n" + Files.readString(out));
+            }
+            String text = Files.readString(out, StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), cmd + " failed:\n" + text);
+            return text.lines().toList();
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+}
