@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +55,10 @@ class JvmCacheScriptTest {
     void fromItsCoreCountAnAotCacheRecordedByATrainingRunServesNccl4jsClasses(@TempDir Path dir) throws Exception {
         Path cache = dir.resolve("c");
         Path aot = dir.resolve("c.aot");
-        String opts = jvmCache(cache, "1"); // AOT from 1 core: on any machine
+        // AOT from 1 core: on any machine; started as a rank of a job elsewhere, which the
+        // recording run must not try to join.
+        String opts = jvmCache(cache, "1", Map.of("NCCL4J_RANK", "1", "NCCL4J_NRANKS", "2", "NCCL_COMM_ID",
+                "127.0.0.1:1", "OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"));
         assertTrue(Files.isRegularFile(aot), "no AOT cache at " + aot + "; " + Files.list(dir).toList());
         assertTrue(opts.contains("-XX:AOTCache=" + aot), opts);
         assertEquals("nccl4j.aot loaded " + MAIN, "nccl4j.aot loaded " + source(opts, MAIN));
@@ -95,11 +99,17 @@ class JvmCacheScriptTest {
     }
 
     private static String jvmCache(Path cache, String minCores, String... stamp) throws Exception {
+        return jvmCache(cache, minCores, Map.of(), stamp);
+    }
+
+    private static String jvmCache(Path cache, String minCores, Map<String, String> env, String... stamp)
+            throws Exception {
         List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString(), JAVA, cp, cache.toString()));
         cmd.addAll(List.of(stamp));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().put("AOT_MIN_CORES", minCores);
         pb.environment().remove("NCCL4J_CHILD_JAVA_OPTS");
+        pb.environment().putAll(env);
         List<String> out = finish(pb, cmd);
         assertEquals(1, out.size(), "one line of options: " + out);
         return out.get(0);
