@@ -86,6 +86,28 @@ class JvmCacheScriptTest {
         assertEquals("nccl4j.jsa loaded " + MAIN, "nccl4j.jsa loaded " + source(opts, MAIN));
     }
 
+    @Test
+    void aRecordingThatFailsLeavesNoCacheAndIsNotRetriedUntilTheNextBuild(@TempDir Path dir) throws Exception {
+        Path cache = dir.resolve("c");
+        Path aot = dir.resolve("c.aot");
+        Path failed = dir.resolve("c.aot.failed");
+        Files.writeString(aot, "a previous build's cache");
+        Path stamp = dir.resolve("stamp");
+        Files.writeString(stamp, "");
+        Files.setLastModifiedTime(stamp, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        // No nccl4j on this class path: the recording run fails at once.
+        String opts = jvmCache(cache, "1", Map.of(), List.of(dir.toString()), stamp.toString());
+        assertFalse(opts.contains("AOTCache"), opts);
+        assertFalse(Files.exists(aot), "the previous build's cache is still there");
+        assertTrue(Files.isRegularFile(failed), "no failure mark: " + Files.list(dir).toList());
+        FileTime marked = Files.getLastModifiedTime(failed);
+        // Failed for this build: not tried again (the mark would be touched anew).
+        Files.setLastModifiedTime(failed, FileTime.fromMillis(marked.toMillis() + 120_000));
+        marked = Files.getLastModifiedTime(failed);
+        assertFalse(jvmCache(cache, "1", Map.of(), List.of(dir.toString()), stamp.toString()).contains("AOTCache"));
+        assertEquals(marked, Files.getLastModifiedTime(failed), "recorded again for a build it failed for");
+    }
+
     /** @return where a JVM started with {@code opts} took {@code className} from: "cache", or its other source */
     private static String source(String opts, String className) throws Exception {
         for (String line : run(opts + " -Xlog:class+load=info", "--version")) {
@@ -104,7 +126,13 @@ class JvmCacheScriptTest {
 
     private static String jvmCache(Path cache, String minCores, Map<String, String> env, String... stamp)
             throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString(), JAVA, cp, cache.toString()));
+        return jvmCache(cache, minCores, env, List.of(cp), stamp);
+    }
+
+    private static String jvmCache(Path cache, String minCores, Map<String, String> env, List<String> classPath,
+                                   String... stamp) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString(), JAVA, String.join(java.io.File.pathSeparator,
+                classPath), cache.toString()));
         cmd.addAll(List.of(stamp));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().put("AOT_MIN_CORES", minCores);
