@@ -58,8 +58,8 @@ class JvmCacheScriptTest {
         // AOT from 1 core: on any machine; started as a rank of a job elsewhere, which the
         // recording run must not try to join.
         String opts = jvmCache(cache, "1", Map.of("NCCL4J_RANK", "1", "NCCL4J_NRANKS", "2", "NCCL_COMM_ID",
-                "127.0.0.1:1", "OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"));
-        assertTrue(Files.isRegularFile(aot), "no AOT cache at " + aot + "; " + Files.list(dir).toList());
+                "127.0.0.1:1", "OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"), List.of(cp));
+        assertTrue(Files.isRegularFile(aot), () -> "no AOT cache at " + aot + "; " + listing(dir));
         assertTrue(opts.contains("-XX:AOTCache=" + aot), opts);
         assertEquals("nccl4j.aot loaded " + MAIN, "nccl4j.aot loaded " + source(opts, MAIN));
 
@@ -82,7 +82,7 @@ class JvmCacheScriptTest {
         assertFalse(opts.contains("AOTCache"), opts);
         assertFalse(Files.exists(dir.resolve("c.aot")));
         run(opts, "--version"); // the first run makes the archive at its exit
-        assertTrue(Files.isRegularFile(dir.resolve("c.jsa")), "no archive: " + Files.list(dir).toList());
+        assertTrue(Files.isRegularFile(dir.resolve("c.jsa")), () -> "no archive: " + listing(dir));
         assertEquals("nccl4j.jsa loaded " + MAIN, "nccl4j.jsa loaded " + source(opts, MAIN));
     }
 
@@ -99,7 +99,7 @@ class JvmCacheScriptTest {
         String opts = jvmCache(cache, "1", Map.of(), List.of(dir.toString()), stamp.toString());
         assertFalse(opts.contains("AOTCache"), opts);
         assertFalse(Files.exists(aot), "the previous build's cache is still there");
-        assertTrue(Files.isRegularFile(failed), "no failure mark: " + Files.list(dir).toList());
+        assertTrue(Files.isRegularFile(failed), () -> "no failure mark: " + listing(dir));
         FileTime marked = Files.getLastModifiedTime(failed);
         // Failed for this build: not tried again (the mark would be touched anew).
         Files.setLastModifiedTime(failed, FileTime.fromMillis(marked.toMillis() + 120_000));
@@ -108,12 +108,16 @@ class JvmCacheScriptTest {
         assertEquals(marked, Files.getLastModifiedTime(failed), "recorded again for a build it failed for");
     }
 
-    /** @return where a JVM started with {@code opts} took {@code className} from: "cache", or its other source */
+    /**
+     * @return {@code className} if a JVM started with {@code opts} loaded it from its cache or
+     *     archive, else where it loaded it from (or "(never loaded)")
+     */
     private static String source(String opts, String className) throws Exception {
+        String marker = " " + className + " source: ";
         for (String line : run(opts + " -Xlog:class+load=info", "--version")) {
-            int at = line.indexOf(" " + className + " source: ");
+            int at = line.indexOf(marker);
             if (at >= 0) {
-                String source = line.substring(at + className.length() + 10);
+                String source = line.substring(at + marker.length());
                 return source.startsWith("shared objects file") ? className : source;
             }
         }
@@ -121,12 +125,7 @@ class JvmCacheScriptTest {
     }
 
     private static String jvmCache(Path cache, String minCores, String... stamp) throws Exception {
-        return jvmCache(cache, minCores, Map.of(), stamp);
-    }
-
-    private static String jvmCache(Path cache, String minCores, Map<String, String> env, String... stamp)
-            throws Exception {
-        return jvmCache(cache, minCores, env, List.of(cp), stamp);
+        return jvmCache(cache, minCores, Map.of(), List.of(cp), stamp);
     }
 
     private static String jvmCache(Path cache, String minCores, Map<String, String> env, List<String> classPath,
@@ -141,6 +140,15 @@ class JvmCacheScriptTest {
         List<String> out = finish(pb, cmd);
         assertEquals(1, out.size(), "one line of options: " + out);
         return out.get(0);
+    }
+
+    /** @return the names in {@code dir}, for a failure's message */
+    private static List<String> listing(Path dir) {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        } catch (IOException e) {
+            return List.of("(unreadable: " + e + ")");
+        }
     }
 
     private static List<String> run(String opts, String... args) throws Exception {
