@@ -302,7 +302,7 @@ public final class CommInit {
         TransportSetup transports = new TransportSetup(ctx, Transports.all());
         // Two ranks on one node that reach each other through the net (NCCL_SHM_DISABLE=1, or no
         // shared /dev/shm): recursive doubling's one exchange beats the ring's two network steps
-        // up to a few KiB (2 cores, Socket net, 2 KiB: 17-22 µs against 35-38).
+        // up to 64 KiB (ModelAlgoChooser#PAIR_OVER_NET_EXCHANGE_BYTES).
         boolean pairOverNet = peers.size() == 2 && transports.select(1 - rank) instanceof NetTransport;
         Waiter waiter = new Waiter(abort, failure::get, config.integer(Params.OP_TIMEOUT_MS) * 1_000_000L,
                 layout.localRanks().length, cores);

@@ -21,6 +21,15 @@ import org.nccl4j.core.proto.Protocol;
  */
 final class ModelAlgoChooser implements AlgoChooser {
     private static final Protocol[] PROTOCOLS = Protocol.values();
+    /**
+     * Up to this size two ranks that reach each other through the net take the host algorithms'
+     * one exchange whatever the model rates the ring: the model's ring figures are a node's (its
+     * hops ~1 µs), where each of the ring's two dependent hops pays a network step. Measured (2
+     * rank JVMs, Socket net, 2-core VM, alternated runs): 16 KiB 25-31 µs against the ring's
+     * 40-42, 64 KiB 35-38 against 51-54, 128 KiB 70-80 against 61-63 (above, the ring's pipelined
+     * halves win, as the model rates them).
+     */
+    static final long PAIR_OVER_NET_EXCHANGE_BYTES = 64 << 10;
     private static final int MEMO_SLOTS = 64;
 
     private record Memo(CollOp.Func func, long bytes, int nranks, Choice choice) {
@@ -73,7 +82,8 @@ final class ModelAlgoChooser implements AlgoChooser {
         if (func != CollOp.Func.ALL_REDUCE || !mayChooseRecursiveDoubling(nranks)) {
             return c;
         }
-        float best = hostForced ? AlgoSelector.NO_TIME
+        boolean exchange = hostForced || pairOverNet && nranks == 2 && bytes <= PAIR_OVER_NET_EXCHANGE_BYTES;
+        float best = exchange ? AlgoSelector.NO_TIME
                 : model.algoTime(CollFunc.ALL_REDUCE, bytes, c.algorithm(), c.protocol(), 1, 0);
         Choice fastest = c;
         // A pair over the net pays a network step per hop wherever it runs: rated as across nodes.

@@ -136,11 +136,16 @@ class ModelAlgoChooserTest {
     }
 
     @Test
-    void twoRanksOnANodeThatReachEachOtherThroughTheNetTakeRecursiveDoublingWithSimpleForAFewKiB() {
+    void twoRanksOnANodeThatReachEachOtherThroughTheNetTakeRecursiveDoublingWithSimpleUpTo64KiB() {
         ModelAlgoChooser overNet = chooser(2, 1, null, true);
-        assertEquals(new AlgoChooser.Choice(Algorithm.RECURSIVE_DOUBLING, Protocol.SIMPLE, 1),
-                overNet.choose(op(CollOp.Func.ALL_REDUCE, 2048), 2), "2 KiB");
+        for (long bytes : new long[] {2048, 16 << 10, 64 << 10}) {
+            assertEquals(new AlgoChooser.Choice(Algorithm.RECURSIVE_DOUBLING, Protocol.SIMPLE, 1),
+                    overNet.choose(op(CollOp.Func.ALL_REDUCE, bytes), 2), bytes + " B");
+        }
+        assertEquals(Algorithm.RING, allReduce(overNet, (64 << 10) + 4, 2), "64 KiB + 4 B");
+        assertEquals(Algorithm.RING, allReduce(overNet, 1 << 20, 2), "1 MiB");
         assertEquals(Algorithm.RING, allReduce(overNet, 16 << 20, 2), "16 MiB");
+        assertEquals(Algorithm.RING, allReduce(chooser(2, 1, "Ring", true), 16 << 10, 2), "NCCL_ALGO=Ring");
         assertEquals(new AlgoChooser.Choice(Algorithm.RING, Protocol.SIMPLE, 1),
                 chooser(2, 1, null, false).choose(op(CollOp.Func.ALL_REDUCE, 2048), 2), "2 KiB over shared memory");
     }
