@@ -56,7 +56,7 @@ class IbNetInitTest {
         IbNet net = new IbNet();
         NetException e = assertThrows(NetException.class, () -> net.init(ctx));
         assertEquals(NetException.Kind.SYSTEM, e.kind());
-        if (libibverbsInstalled()) {
+        if (libibverbsInstalled() || !Files.isDirectory(Path.of("/sys/class/infiniband_verbs"))) {
             assertTrue(e.getMessage().startsWith("no active IB/RoCE port found (0 devices seen"), e.getMessage());
             assertTrue(ctx.logged(NetLogger.INFO, "NET/IB : No device found."), ctx.lines().toString());
         } else {
@@ -83,10 +83,16 @@ class IbNetInitTest {
         }
     }
 
+    /** @return a sysfs root whose kernel exposes RDMA devices to libibverbs ({@code class/infiniband_verbs}) */
+    private static Path sysWithVerbs(Path dir) throws IOException {
+        Files.createDirectories(dir.resolve("class").resolve("infiniband_verbs"));
+        return dir;
+    }
+
     @Test
-    void missingLibraryIsReportedWithTheLoaderMessage() {
+    void missingLibraryIsReportedWithTheLoaderMessage(@TempDir Path sys) throws IOException {
         TestContext ctx = new TestContext(Map.of());
-        IbNet net = new IbNet(Path.of("/sys"), () -> Verbs.load(List.of("nccl4j_no_such_verbs")));
+        IbNet net = new IbNet(sysWithVerbs(sys), () -> Verbs.load(List.of("nccl4j_no_such_verbs")));
         NetException e = assertThrows(NetException.class, () -> net.init(ctx));
         assertEquals(NetException.Kind.SYSTEM, e.kind());
         assertTrue(e.getMessage().startsWith("libibverbs not found: nccl4j_no_such_verbs: "), e.getMessage());
@@ -108,6 +114,31 @@ class IbNetInitTest {
             assertEquals("IB disabled by NCCL_IB_DISABLE=" + value, e.getMessage());
             assertFalse(loaded.get(), "libibverbs must not be loaded when IB is disabled");
         }
+    }
+
+    @Test
+    void withoutTheKernelsVerbsDirectoryLibibverbsIsNotLoaded(@TempDir Path sys) throws IOException {
+        AtomicBoolean loaded = new AtomicBoolean();
+        Files.createDirectories(sys.resolve("class").resolve("infiniband"));
+        IbNet net = new IbNet(sys, () -> {
+            loaded.set(true);
+            return Verbs.load();
+        });
+        TestContext ctx = new TestContext(Map.of());
+        NetException e = assertThrows(NetException.class, () -> net.init(ctx));
+        assertEquals(NetException.Kind.SYSTEM, e.kind());
+        assertEquals("no active IB/RoCE port found (0 devices seen; " + sys.resolve("class/infiniband_verbs")
+                + " is absent: the kernel exposes no RDMA device; libibverbs not loaded)", e.getMessage());
+        assertTrue(ctx.logged(NetLogger.INFO, "NET/IB : No device found."), ctx.lines().toString());
+        assertFalse(loaded.get(), "libibverbs bound although the kernel exposes no RDMA device");
+        // With the directory, init goes on to bind the library (here one that is not there).
+        IbNet withVerbs = new IbNet(sysWithVerbs(sys), () -> {
+            loaded.set(true);
+            return Verbs.load(List.of("nccl4j_no_such_verbs"));
+        });
+        NetException noLib = assertThrows(NetException.class, () -> withVerbs.init(new TestContext(Map.of())));
+        assertTrue(noLib.getMessage().startsWith("libibverbs not found: nccl4j_no_such_verbs: "), noLib.getMessage());
+        assertTrue(loaded.get());
     }
 
     @Test
