@@ -86,7 +86,7 @@ final class ModelAlgoChooser implements AlgoChooser {
         float best = exchange ? AlgoSelector.NO_TIME
                 : model.algoTime(CollFunc.ALL_REDUCE, bytes, c.algorithm(), c.protocol(), 1, 0);
         Choice fastest = c;
-        // A pair over the net pays a network step per hop wherever it runs: rated as across nodes.
+        // A pair over the net pays a network step per hop wherever it runs: not held to LL below.
         boolean twoOnANode = nranks == 2 && !hostForced && model.context().nNodes() == 1 && !pairOverNet;
         for (Algorithm a : hostAllowed) {
             for (Protocol p : PROTOCOLS) {

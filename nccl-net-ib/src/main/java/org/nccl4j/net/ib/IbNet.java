@@ -111,14 +111,14 @@ public final class IbNet implements Net {
                     "IB disabled by NCCL_IB_DISABLE=" + context.param("NCCL_IB_DISABLE"));
         }
 
-        if (!Files.isDirectory(sysRoot.resolve("class").resolve("infiniband_verbs"))) {
+        Path verbsDir = sysRoot.resolve("class").resolve("infiniband_verbs");
+        if (!Files.isDirectory(verbsDir)) {
             // libibverbs' own first step (rdma-core's check_abi_version): without this directory the
             // kernel exposes no RDMA device and ibv_get_device_list fails with ENOSYS. Checked before
             // binding the library: jnr-ffi's binding took 250-300 ms of a rank JVM's init on 2 cores.
             log(NetLogger.INFO, SUBSYS_INIT_NET, "NET/IB : No device found.");
             throw new NetException(NetException.Kind.SYSTEM, "no active IB/RoCE port found (0 devices seen; "
-                    + sysRoot.resolve("class").resolve("infiniband_verbs")
-                    + " is absent: the kernel exposes no RDMA device; libibverbs not loaded)");
+                    + verbsDir + " is absent: the kernel exposes no RDMA device; libibverbs not loaded)");
         }
 
         Verbs v;
