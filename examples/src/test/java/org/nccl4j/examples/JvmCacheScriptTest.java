@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code scripts/jvm-cache}, the JVM options {@code ./nccl4j} and its rank JVMs run with: the
- * cache it names is made (an AOT cache recorded by a training run, or a class-data archive), and
- * a JVM started with its options loads nccl4j's classes from it, as {@code -Xlog:class+load}
- * reports them.
+ * AOT cache it names is recorded by a training run, a JVM started with its options loads nccl4j's
+ * classes from it, as {@code -Xlog:class+load} reports them, and below the core count for
+ * profiles the JVM runs with their replay off, as its final flags say.
  */
 class JvmCacheScriptTest {
     private static final Path SCRIPT = Path.of("..", "scripts", "jvm-cache").toAbsolutePath().normalize();
@@ -62,6 +62,7 @@ class JvmCacheScriptTest {
         assertTrue(Files.isRegularFile(aot), () -> "no AOT cache at " + aot + "; " + listing(dir));
         assertTrue(opts.contains("-XX:AOTCache=" + aot), opts);
         assertEquals("nccl4j.aot loaded " + MAIN, "nccl4j.aot loaded " + source(opts, MAIN));
+        assertEquals("AOTReplayTraining true", "AOTReplayTraining " + finalFlag(opts, "AOTReplayTraining"));
 
         // Made once a build: a later call keeps it, a newer build stamp records it again.
         FileTime made = Files.getLastModifiedTime(aot);
@@ -76,14 +77,18 @@ class JvmCacheScriptTest {
     }
 
     @Test
-    void belowItAClassDataArchiveMadeByTheFirstRunServesThem(@TempDir Path dir) throws Exception {
+    void belowItTheCacheServesTheClassesWithoutReplayingItsProfiles(@TempDir Path dir) throws Exception {
         Path cache = dir.resolve("c");
+        Path aot = dir.resolve("c.aot");
         String opts = jvmCache(cache, "100000");
-        assertFalse(opts.contains("AOTCache"), opts);
-        assertFalse(Files.exists(dir.resolve("c.aot")));
-        run(opts, "--version"); // the first run makes the archive at its exit
-        assertTrue(Files.isRegularFile(dir.resolve("c.jsa")), () -> "no archive: " + listing(dir));
-        assertEquals("nccl4j.jsa loaded " + MAIN, "nccl4j.jsa loaded " + source(opts, MAIN));
+        assertTrue(Files.isRegularFile(aot), () -> "no AOT cache at " + aot + "; " + listing(dir));
+        assertTrue(opts.contains("-XX:AOTCache=" + aot), opts);
+        assertEquals("nccl4j.aot loaded " + MAIN, "nccl4j.aot loaded " + source(opts, MAIN));
+        // The classes of the collective path too, which only a training run loads.
+        assertEquals("nccl4j.aot loaded org.nccl4j.core.kernel.Prims",
+                "nccl4j.aot loaded " + source(opts, "org.nccl4j.core.kernel.Prims", "perf", "--threads", "2", "-b", "8",
+                        "-e", "8", "-n", "1", "-w", "0"));
+        assertEquals("AOTReplayTraining false", "AOTReplayTraining " + finalFlag(opts, "AOTReplayTraining"));
     }
 
     @Test
@@ -112,9 +117,9 @@ class JvmCacheScriptTest {
      * @return {@code className} if a JVM started with {@code opts} loaded it from its cache or
      *     archive, else where it loaded it from (or "(never loaded)")
      */
-    private static String source(String opts, String className) throws Exception {
+    private static String source(String opts, String className, String... args) throws Exception {
         String marker = " " + className + " source: ";
-        for (String line : run(opts + " -Xlog:class+load=info", "--version")) {
+        for (String line : run(opts + " -Xlog:class+load=info", args.length == 0 ? new String[] {"--version"} : args)) {
             int at = line.indexOf(marker);
             if (at >= 0) {
                 String source = line.substring(at + marker.length());
@@ -122,6 +127,20 @@ class JvmCacheScriptTest {
             }
         }
         return "(never loaded)";
+    }
+
+    /**
+     * @return the value the JVM started with {@code opts} gives {@code flag} ({@code -XX:+PrintFlagsFinal},
+     *     diagnostic flags included)
+     */
+    private static String finalFlag(String opts, String flag) throws Exception {
+        for (String line : run(opts + " -XX:+UnlockDiagnosticVMOptions -XX:+PrintFlagsFinal", "--version")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 4 && f[1].equals(flag) && f[2].equals("=")) {
+                return f[3];
+            }
+        }
+        return "(not printed)";
     }
 
     private static String jvmCache(Path cache, String minCores, String... stamp) throws Exception {
@@ -134,7 +153,7 @@ class JvmCacheScriptTest {
                 classPath), cache.toString()));
         cmd.addAll(List.of(stamp));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
-        pb.environment().put("AOT_MIN_CORES", minCores);
+        pb.environment().put("AOT_PROFILE_MIN_CORES", minCores);
         pb.environment().remove("NCCL4J_CHILD_JAVA_OPTS");
         pb.environment().putAll(env);
         List<String> out = finish(pb, cmd);
