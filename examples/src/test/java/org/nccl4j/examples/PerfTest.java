@@ -192,12 +192,19 @@ class PerfTest {
     @ValueSource(strings = {"0", "1"})
     void shmCarriesItUnlessDisabledThenTheNetworkDoes(String shmDisable) {
         LocalLauncher l = Ranks.launcher(args("-b", "8", "-e", "64K", "-f", "8")).env("NCCL_SHM_DISABLE", shmDisable)
-                .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT");
+                .env("NCCL_DEBUG", "INFO").env("NCCL_DEBUG_SUBSYS", "INIT,TUNING");
         LocalLauncher.Outcome out = Ranks.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(120));
         assertTrue(out.success(), Ranks.all(out));
         PerfTable table = PerfTable.parse(out.output().get(0));
         table.assertCleanSweep(8, 64 << 10, 8);
         ConnectionLines.assertEveryConnectionVia(out, shmDisable.equals("1") ? "NET/Socket/" : "direct shared memory");
+        // The tuning table, as NCCL prints it: by rank 0, where TUNING is logged (it is built only then).
+        for (int r = 0; r < 2; r++) {
+            for (String head : List.of("Latency/AlgBw |", " Max NThreads |", "    AllReduce |")) {
+                assertEquals(r == 0, out.output().get(r).stream().anyMatch(x -> x.contains(head)),
+                        "rank " + r + ", " + head + ":\n" + Ranks.all(out));
+            }
+        }
         // A pair over the net is rated as across nodes: recursive doubling with Simple for a few KiB.
         assertEquals(shmDisable.equals("1"), table.rows().stream().anyMatch(r -> r.algo().startsWith("RecDbl/Simple/")),
                 "recursive doubling with Simple where the pair goes through the net, else never:\n" + Ranks.all(out));

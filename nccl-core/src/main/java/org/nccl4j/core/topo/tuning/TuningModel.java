@@ -3,6 +3,7 @@ package org.nccl4j.core.topo.tuning;
 import org.nccl4j.core.topo.system.Cpu;
 import org.nccl4j.core.proto.Protocol;
 import java.util.Arrays;
+import org.nccl4j.core.debug.Level;
 import org.nccl4j.core.debug.Log;
 import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.param.Config;
@@ -65,7 +66,9 @@ public final class TuningModel {
         TopoGraph[] graphs = {treeGraph, ringGraph, collNetGraph};
         m.computeTables(graphs, ringGraph.sameChannels);
         m.applyEnables(graphs, config);
-        if (ctx.rank() == 0) {
+        // Built only when it is printed: its 180 exactly rounded figures (BigDecimal) cost rank 0
+        // ~15 ms of init and the JIT a C2 compile of BigInteger's arithmetic.
+        if (ctx.rank() == 0 && Log.get().enabled(Level.INFO, Subsys.TUNING)) {
             for (String line : TuningPrinter.infoTable(m)) {
                 Log.info(Subsys.TUNING, "%s", line);
             }
