@@ -30,6 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <pre>
  * java -jar nccl-bench/target/benchmarks.jar ReduceBench
  * java -jar nccl-bench/target/benchmarks.jar ReduceBench -p bytes=1048576 -p kernel=FLOAT64:MAX,INT8:SUM
+ * java -jar nccl-bench/target/benchmarks.jar 'ReduceBench.(reducePreOp|preOpThenReduce)' -p kernel=FLOAT32:AVG
  * </pre>
  */
 @State(Scope.Thread)
@@ -97,5 +98,21 @@ public class ReduceBench {
     @Benchmark
     public void reduce() {
         reducer.reduce(a, 0, b, 0, d, 0, n);
+    }
+
+    /**
+     * A rank's own input reduced with a peer's, its pre-op (AVG's scaling) in the same pass:
+     * {@code -p kernel=FLOAT32:AVG}; compare {@link #preOpThenReduce}.
+     */
+    @Benchmark
+    public void reducePreOp() {
+        reducer.reducePreOp(a, 0, b, 0, d, 0, n);
+    }
+
+    /** The same result in two passes, as the kernels made it before the fused pass. */
+    @Benchmark
+    public void preOpThenReduce() {
+        reducer.preOp(b, 0, d, 0, n);
+        reducer.reduce(a, 0, d, 0, d, 0, n);
     }
 }

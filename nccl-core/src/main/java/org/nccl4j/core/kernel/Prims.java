@@ -366,15 +366,18 @@ public final class Prims {
             long targetOff = out != null ? outOff : scratchOff;
             MemorySegment operand = in;
             long operandOff = inOff;
-            if (pre) {
-                reducer.preOp(in, inOff, target, targetOff, elems);
+            // The own input's pre-op (AVG's scaling) in the first reduction's pass, as NCCL's.
+            for (int i = 0; i < recvs.length; i++) {
+                if (pre && i == 0) {
+                    reducer.reducePreOp(received(i), receivedOffset(i), operand, operandOff, target, targetOff, elems);
+                } else {
+                    reducer.reduce(received(i), receivedOffset(i), operand, operandOff, target, targetOff, elems);
+                }
                 operand = target;
                 operandOff = targetOff;
             }
-            for (int i = 0; i < recvs.length; i++) {
-                reducer.reduce(received(i), receivedOffset(i), operand, operandOff, target, targetOff, elems);
-                operand = target;
-                operandOff = targetOff;
+            if (pre && recvs.length == 0) {
+                reducer.preOp(in, inOff, target, targetOff, elems);
             }
             if (post) {
                 reducer.postOp(target, targetOff, elems);

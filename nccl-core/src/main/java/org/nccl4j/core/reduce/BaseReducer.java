@@ -69,6 +69,18 @@ abstract class BaseReducer implements Reducer {
 
     @Override
     public final void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n) {
+        reduce(a, aOff, b, bOff, d, dOff, n, false);
+    }
+
+    @Override
+    public final void reducePreOp(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
+                                  long n) {
+        reduce(a, aOff, b, bOff, d, dOff, n, hasPreOp());
+    }
+
+    /** {@code d = a OP b}, with {@code b}'s chunks through {@link #pre} first if {@code preB}. */
+    private void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n,
+                        boolean preB) {
         long bytes = bytes(n);
         checkRange(a, aOff, bytes);
         checkRange(b, bOff, bytes);
@@ -82,6 +94,9 @@ abstract class BaseReducer implements Reducer {
             long o = done * layout.byteSize();
             MemorySegment.copy(a, layout, aOff + o, x, 0, k);
             MemorySegment.copy(b, layout, bOff + o, y, 0, k);
+            if (preB) {
+                pre(y, k);
+            }
             MemorySegment.copy(combine(x, y, spare, k), 0, d, layout, dOff + o, k);
             done += k;
         }

@@ -39,6 +39,24 @@ public interface Reducer {
     void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment dst, long dOff, long n);
 
     /**
+     * Computes {@code dst[i] = a[i] OP pre(b[i])} in one pass, as NCCL applies the pre-op to a
+     * rank's own input while it loads it for the reduction ({@code ReduceOrCopyMulti}'s
+     * {@code PreOpN}): {@link #preOp} into {@code dst}, then {@link #reduce} of {@code a} and
+     * {@code dst}, bit for bit, without the second pass over {@code dst}. Ranges as for
+     * {@link #reduce}.
+     *
+     * @param a first operand segment (taken as it is: a peer's data, already pre-op'd)
+     * @param aOff byte offset of the first element in {@code a}
+     * @param b second operand segment, this rank's own input
+     * @param bOff byte offset of the first element in {@code b}
+     * @param dst result segment
+     * @param dOff byte offset of the first element in {@code dst}
+     * @param n number of elements, at least 0
+     * @throws IndexOutOfBoundsException if a range lies outside its segment
+     */
+    void reducePreOp(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment dst, long dOff, long n);
+
+    /**
      * @return whether data taken from a rank's own input must go through {@link #preOp} before
      *     it enters the reduction (NCCL's pre-op, e.g. AVG's pre-multiply for floating types)
      */

@@ -85,6 +85,47 @@ class ReducerAvgTest {
         }
     }
 
+    /**
+     * The fused pass the kernels run on a rank's own input ({@code a OP pre(b)}) against the
+     * reference: out of place, in place on {@code b} (an in-place AllReduce's input) and on
+     * {@code a}; and SUM, which has no pre-op, as a plain reduction.
+     */
+    @ParameterizedTest(name = "{0} nranks={1}")
+    @MethodSource("cases")
+    void reducePreOpMatchesReference(DataType t, int nranks) {
+        for (RedOp op : new RedOp[] {RedOp.AVG, RedOp.SUM}) {
+            Reducer r = Reducer.of(t, op, nranks);
+            boolean pre = op == RedOp.AVG && !ReduceReference.isInteger(t);
+            int sz = t.size();
+            for (int n : ReducerTest.SIZES) {
+                Random rnd = new Random(31L * t.ordinal() + 5L * nranks + n);
+                long[] a = ReduceData.values(t, n, rnd);
+                long[] b = ReduceData.values(t, n, rnd);
+                long[] want = new long[n];
+                for (int i = 0; i < n; i++) {
+                    want[i] = ReduceReference.reduce(t, RedOp.SUM, a[i], pre ? ReduceReference.pre(t, nranks, b[i]) : b[i]);
+                }
+                for (ReduceData.Kind kind : ReduceData.Kind.values()) {
+                    String where = r + " n=" + n + " " + kind;
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment sa = kind.allocate(arena, 3 + (long) n * sz);
+                        MemorySegment sb = kind.allocate(arena, 1 + (long) n * sz);
+                        MemorySegment sd = kind.allocate(arena, 2 + (long) n * sz);
+                        ReduceData.write(sa, 3, t, a);
+                        ReduceData.write(sb, 1, t, b);
+                        r.reducePreOp(sa, 3, sb, 1, sd, 2, n);
+                        expect(t, where + " reducePreOp", want, sd, 2, x -> x);
+                        r.reducePreOp(sa, 3, sb, 1, sb, 1, n);
+                        expect(t, where + " reducePreOp into b", want, sb, 1, x -> x);
+                        ReduceData.write(sb, 1, t, b);
+                        r.reducePreOp(sa, 3, sb, 1, sa, 3, n);
+                        expect(t, where + " reducePreOp into a", want, sa, 3, x -> x);
+                    }
+                }
+            }
+        }
+    }
+
     private static void expect(DataType t, String where, long[] in, MemorySegment s, long off,
             java.util.function.LongUnaryOperator f) {
         for (int i = 0; i < in.length; i++) {
