@@ -1,12 +1,13 @@
 package org.nccl4j.core.reduce;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.nccl4j.DataType;
 import org.nccl4j.RedOp;
 
 /** float32; AVG pre-multiplies by the correctly rounded {@code 1f/nranks}. */
 final class Float32Scalar extends BaseReducer {
-    private static final ValueLayout LAYOUT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfFloat LAYOUT = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ThreadLocal<Object[]> CHUNKS = chunksOf(float[]::new, LAYOUT);
 
     /** NCCL's {@code __frcp_rn(float(n))}: the reciprocal rounded to nearest, which {@code 1f/n} is. */
@@ -36,6 +37,26 @@ final class Float32Scalar extends BaseReducer {
             }
         }
         return x;
+    }
+
+    @Override
+    boolean reduceSmall(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, int n,
+                        boolean preB) {
+        for (int i = 0; i < n; i++) {
+            long o = (long) i * Float.BYTES;
+            float x = a.get(LAYOUT, aOff + o);
+            float y = b.get(LAYOUT, bOff + o);
+            if (preB) {
+                y *= rcp;
+            }
+            d.set(LAYOUT, dOff + o, switch (op) {
+                case SUM, AVG -> x + y;
+                case PROD -> x * y;
+                case MAX -> fmax(x, y);
+                case MIN -> fmin(x, y);
+            });
+        }
+        return true;
     }
 
     private static void sum(float[] x, float[] y, int k) {

@@ -62,6 +62,32 @@ class ReducerTest {
         check(Reducer.of(t, op, 3), t, op, x, y, "edge pairs");
     }
 
+    /**
+     * Counts of {@link BaseReducer#SMALL_COUNT} and fewer take an element-by-element path in
+     * float32: every count up to one past it, over every pair of edge values (NaN, signed zeros,
+     * infinities, ...), in slices of that count.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void smallCountsOverEdgePairs(DataType t, RedOp op) {
+        if (t != DataType.FLOAT32) {
+            return; // the other types reduce every count in chunks, which the tests above cover
+        }
+        long[] e = ReduceData.edges(t);
+        Reducer r = Reducer.of(t, op, 3);
+        for (int n = 1; n <= BaseReducer.SMALL_COUNT + 1; n++) {
+            long[] x = new long[n];
+            long[] y = new long[n];
+            for (int p = 0; p + n <= e.length * e.length; p += n) {
+                for (int i = 0; i < n; i++) {
+                    x[i] = e[(p + i) / e.length];
+                    y[i] = e[(p + i) % e.length];
+                }
+                check(r, t, op, x, y, "n=" + n + " edge pairs from " + p);
+            }
+        }
+    }
+
     /** Runs r over x and y in every segment kind and aliasing, at offsets no element size divides. */
     static void check(Reducer r, DataType t, RedOp op, long[] x, long[] y, String what) {
         int n = x.length;
