@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.nccl4j.DataType;
 import org.nccl4j.NcclException;
@@ -64,15 +65,14 @@ class ReducerTest {
 
     /**
      * Counts of {@link BaseReducer#SMALL_COUNT} and fewer take an element-by-element path in
-     * float32: every count up to one past it, over every pair of edge values (NaN, signed zeros,
-     * infinities, ...), in slices of that count.
+     * float32 (the other types reduce every count in chunks, which the tests above cover): every
+     * count up to one past it, over every pair of edge values (NaN, signed zeros, infinities,
+     * ...), in slices of that count.
      */
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("cases")
-    void smallCountsOverEdgePairs(DataType t, RedOp op) {
-        if (t != DataType.FLOAT32) {
-            return; // the other types reduce every count in chunks, which the tests above cover
-        }
+    @ParameterizedTest(name = "FLOAT32 {0}")
+    @EnumSource(RedOp.class)
+    void smallCountsOverEdgePairs(RedOp op) {
+        DataType t = DataType.FLOAT32;
         long[] e = ReduceData.edges(t);
         Reducer r = Reducer.of(t, op, 3);
         for (int n = 1; n <= BaseReducer.SMALL_COUNT + 1; n++) {
