@@ -1,5 +1,7 @@
 package org.nccl4j;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +41,29 @@ public final class Nccl {
     /** @return nccl4j's version and the NCCL version it ports ({@code ncclGetVersion}) */
     public static Version version() {
         return runtime().version();
+    }
+
+    /**
+     * Allocates host memory that the other rank processes of this host can map
+     * ({@code ncclMemAlloc}, for host buffers). Collectives between rank JVMs of one host whose
+     * buffers come from here read each other's data where it lies instead of copying it through
+     * the connection's buffer first (a ring AllReduce on Simple: one copy less per step). Any
+     * other memory works too, with that copy. Ordinary native memory where the OS has no
+     * shareable anonymous memory (Linux memfds).
+     *
+     * <pre>{@code
+     * MemorySegment grads = Nccl.memAlloc(arena, 4L * n);
+     * comm.allReduce(grads, grads, n, DataType.FLOAT32, RedOp.SUM, stream);
+     * }</pre>
+     *
+     * @param arena owns the memory: closing it frees it ({@code ncclMemFree})
+     * @param bytes size, at least 1
+     * @return zeroed, page-aligned native memory
+     * @throws NcclException INVALID_ARGUMENT for a size below 1; SYSTEM_ERROR when the memory
+     *     cannot be had
+     */
+    public static MemorySegment memAlloc(Arena arena, long bytes) {
+        return runtime().memAlloc(arena, bytes);
     }
 
     /**

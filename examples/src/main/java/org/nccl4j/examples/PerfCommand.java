@@ -72,6 +72,11 @@ final class PerfCommand implements Callable<Integer> {
             description = "time over ranks: 0 = rank 0's, 1 = mean, 2 = min, 3 = max (default ${DEFAULT-VALUE})")
     int average;
 
+    @Option(names = {"-R", "--local_register"}, defaultValue = "1",
+            description = "host buffers: 1 = from Nccl.memAlloc, which the rank JVMs of a host read in place; "
+                    + "0 = ordinary native memory, copied through the connections' buffers (default ${DEFAULT-VALUE})")
+    int localRegister;
+
     @Option(names = "--compute-us", defaultValue = "0", paramLabel = "US",
             description = "a compute step of US microseconds on each rank before each call, as a training loop makes "
                     + "them (needs -z 2); the time is then the median over calls of each call's least time over ranks, "
@@ -123,7 +128,8 @@ final class PerfCommand implements Callable<Integer> {
     private PerfSettings settings(int nThreads) {
         return new PerfSettings(Collective.parse(coll), PerfSettings.parseSize(minBytes), PerfSettings.parseSize(maxBytes),
                 PerfSettings.parseSize(stepBytes), stepFactor, iters, warmupIters, check, PerfSettings.parseOps(redop),
-                ElementType.parse(datatype), root, blocking, average, computeUs * 1000, nThreads, device.onDevice());
+                ElementType.parse(datatype), root, blocking, average, computeUs * 1000, nThreads, device.onDevice(),
+                localRegister);
     }
 
     private static int runRank(Communicator c, PerfSettings settings) {
@@ -141,7 +147,8 @@ final class PerfCommand implements Callable<Integer> {
         List<String> a = new ArrayList<>(List.of("perf", "--op", coll, "-b", minBytes, "-e", maxBytes, "-i", stepBytes,
                 "-f", Long.toString(stepFactor), "-n", Integer.toString(iters), "-w", Integer.toString(warmupIters),
                 "-c", Integer.toString(check), "-o", redop, "-d", datatype, "-r", Integer.toString(root),
-                "-z", Integer.toString(blocking), "-a", Integer.toString(average), "--compute-us", Long.toString(computeUs)));
+                "-z", Integer.toString(blocking), "-a", Integer.toString(average), "--compute-us", Long.toString(computeUs),
+                "-R", Integer.toString(localRegister)));
         a.addAll(ranks.childOptions());
         return a;
     }

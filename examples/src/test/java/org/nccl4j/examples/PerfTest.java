@@ -183,6 +183,9 @@ class PerfTest {
         r = Cli.run("perf", "--threads", "1", "-z", "3");
         assertEquals(2, r.exitCode(), r.text());
         assertTrue(r.stderr().contains("-z 3: 0, 1 or 2"), r.text());
+        r = Cli.run("perf", "--threads", "1", "-R", "2");
+        assertEquals(2, r.exitCode(), r.text());
+        assertTrue(r.stderr().contains("-R 2: 0 or 1"), r.text());
         r = Cli.run("perf", "--threads", "1", "--compute-us", "10");
         assertEquals(2, r.exitCode(), r.text());
         assertTrue(r.stderr().contains("--compute-us 10: at least 0, and it times blocking calls: add -z 2"), r.text());
@@ -208,6 +211,27 @@ class PerfTest {
         // A pair over the net is rated as across nodes: recursive doubling with Simple for a few KiB.
         assertEquals(shmDisable.equals("1"), table.rows().stream().anyMatch(r -> r.algo().startsWith("RecDbl/Simple/")),
                 "recursive doubling with Simple where the pair goes through the net, else never:\n" + Ranks.all(out));
+    }
+
+    /**
+     * {@code -R 1} (the default) gives the rank JVMs buffers from {@code Nccl.memAlloc}, which
+     * their peers map to read in place (one SHM line per mapping); {@code -R 0} ordinary memory,
+     * copied through the slots: both check out.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"1", "0"})
+    void memAllocBuffersAreReadInPlaceAndOrdinaryOnesCopied(String register) {
+        LocalLauncher l = Ranks.launcher(args("--op", "allreduce", "-b", "64K", "-e", "1M", "-f", "4", "-R", register))
+                .env("NCCL_ALGO", "Ring").env("NCCL_PROTO", "Simple").env("NCCL_DEBUG", "INFO")
+                .env("NCCL_DEBUG_SUBSYS", "SHM");
+        LocalLauncher.Outcome out = Ranks.run(l, 2, 2, Nccl.getUniqueId().toString(), Duration.ofSeconds(120));
+        assertTrue(out.success(), Ranks.all(out));
+        PerfTable.parse(out.output().get(0)).assertCleanSweep(64 << 10, 1 << 20, 4);
+        for (int r = 0; r < 2; r++) {
+            String peer = "mapped rank " + (1 - r) + "'s memory ";
+            assertEquals(register.equals("1"), out.output().get(r).stream().anyMatch(x -> x.contains(peer)),
+                    "rank " + r + " reads rank " + (1 - r) + "'s buffers in place:\n" + Ranks.all(out));
+        }
     }
 
     /**

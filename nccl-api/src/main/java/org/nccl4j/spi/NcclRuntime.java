@@ -1,5 +1,7 @@
 package org.nccl4j.spi;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.nccl4j.CommConfig;
@@ -48,6 +50,13 @@ public interface NcclRuntime {
      * @return the communicator of this process's rank, as described by launcher variables
      */
     Communicator commInitFromEnv(CommConfig config);
+
+    /**
+     * @param arena owns the memory
+     * @param bytes size, at least 1
+     * @return host memory the rank processes of this host can map ({@link org.nccl4j.Nccl#memAlloc})
+     */
+    MemorySegment memAlloc(Arena arena, long bytes);
 
     /** Starts a group on the calling thread. */
     void groupStart();

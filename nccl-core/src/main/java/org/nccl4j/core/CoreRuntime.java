@@ -1,5 +1,8 @@
 package org.nccl4j.core;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.nccl4j.core.shm.SharedMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -177,6 +180,11 @@ public final class CoreRuntime implements NcclRuntime {
         UniqueId id = env.uniqueId() != null ? UniqueId.parse(env.uniqueId())
                 : org.nccl4j.core.bootstrap.BootstrapId.fromCommId(env.root()).toUniqueId();
         return CommInit.initRank(env.nranks(), id, env.rank(), config, new AbortFlag());
+    }
+
+    @Override
+    public MemorySegment memAlloc(Arena arena, long bytes) {
+        return SharedMemory.allocate(arena, bytes);
     }
 
     @Override

@@ -77,9 +77,9 @@ public final class PerfRank implements AutoCloseable {
         this.rank = comm.userRank();
         this.nranks = comm.count();
         long bytes = Math.max(s.maxBytes(), 8);
-        this.send = StagedBuffer.allocate(comm, s.onDevice(), bytes, arena);
-        this.recv = StagedBuffer.allocate(comm, s.onDevice(), bytes, arena);
-        this.scalar = StagedBuffer.allocate(comm, s.onDevice(), (long) LINE_BYTES * (nranks + 1), arena);
+        this.send = StagedBuffer.allocate(comm, s.onDevice(), s.localRegister() == 1, bytes, arena);
+        this.recv = StagedBuffer.allocate(comm, s.onDevice(), s.localRegister() == 1, bytes, arena);
+        this.scalar = StagedBuffer.allocate(comm, s.onDevice(), false, (long) LINE_BYTES * (nranks + 1), arena);
         this.stream = comm.createStream();
     }
 

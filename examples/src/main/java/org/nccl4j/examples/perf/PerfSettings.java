@@ -28,10 +28,13 @@ import org.nccl4j.RedOp;
  * @param nThreads    ranks per process, for the preamble ({@code nThread})
  * @param onDevice    whether the buffers are the communicator's device memory ({@code --device cuda})
  *                    rather than host memory
+ * @param localRegister {@code -R}: 1 (host memory only) allocates the buffers with {@code Nccl.memAlloc},
+ *                    which the rank JVMs of a host read in place; 0 with an ordinary arena
  */
 public record PerfSettings(Collective coll, long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters,
                            int warmupIters, int check, List<RedOp> ops, List<ElementType> types, int root,
-                           int blocking, int average, long computeNanos, int nThreads, boolean onDevice) {
+                           int blocking, int average, long computeNanos, int nThreads, boolean onDevice,
+                           int localRegister) {
     /**
      * Checks the values nccl-tests would refuse or loop forever on.
      *
@@ -40,6 +43,9 @@ public record PerfSettings(Collective coll, long minBytes, long maxBytes, long s
     public PerfSettings {
         ops = List.copyOf(ops);
         types = List.copyOf(types);
+        if (localRegister < 0 || localRegister > 1) {
+            throw new IllegalArgumentException("-R " + localRegister + ": 0 or 1");
+        }
         if (blocking < 0 || blocking > 2) {
             throw new IllegalArgumentException("-z " + blocking + ": 0, 1 or 2");
         }

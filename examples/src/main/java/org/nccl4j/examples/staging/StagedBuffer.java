@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.nccl4j.Communicator;
 import org.nccl4j.DeviceBuffer;
+import org.nccl4j.Nccl;
 
 /**
  * Host memory and, for {@code --device cuda}, its twin in the communicator's device memory. The
@@ -23,12 +24,14 @@ public final class StagedBuffer implements AutoCloseable {
     /**
      * @param comm     the communicator whose device memory holds the twin
      * @param onDevice whether to allocate the twin ({@code comm.allocate})
+     * @param shared   on the host backend, whether the host memory comes from {@link Nccl#memAlloc}
+     *                 (the rank JVMs of a host read it in place) rather than from the arena alone
      * @param bytes    size of each, at least 1
      * @param arena    owner of the host memory
      * @return the buffer; close it to free the device memory
      */
-    public static StagedBuffer allocate(Communicator comm, boolean onDevice, long bytes, Arena arena) {
-        MemorySegment h = arena.allocate(bytes, 4096);
+    public static StagedBuffer allocate(Communicator comm, boolean onDevice, boolean shared, long bytes, Arena arena) {
+        MemorySegment h = shared && !onDevice ? Nccl.memAlloc(arena, bytes) : arena.allocate(bytes, 4096);
         return new StagedBuffer(h, onDevice ? comm.allocate(bytes) : null);
     }
 

@@ -30,7 +30,7 @@ final class DeviceArrays implements ArrayCollectives {
      */
     DeviceArrays(Communicator comm, long maxBytes) {
         this.comm = comm;
-        this.buffer = StagedBuffer.allocate(comm, true, Math.max(8, maxBytes), arena);
+        this.buffer = StagedBuffer.allocate(comm, true, false, Math.max(8, maxBytes), arena);
         this.stream = comm.createStream();
     }
 

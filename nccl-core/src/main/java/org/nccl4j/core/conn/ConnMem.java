@@ -37,6 +37,12 @@ public final class ConnMem {
     public static final long HEADER = 4096;
     /** Offset of {@code tail} in a receive header and {@code head} in a send header. */
     public static final long COUNTER = 0;
+    /**
+     * Offset of {@code inPlaceSlots} in a receive header: bit {@code k} says slot {@code k}'s
+     * step was posted in place ({@link #IN_PLACE}). In the tail's cache line, which the sender
+     * writes and the receiver reads each step anyway: a step in its slot costs no other line.
+     */
+    public static final long IN_PLACE_SLOTS = 8;
     /** Offset of {@code sleepers}: host threads asleep on the counter (a cache line of its own). */
     public static final long SLEEPERS = 64;
     /** Offset of {@code sizesFifo} (int[8]) in a receive header ({@code CACHE_LINE_SIZE}). */
@@ -51,6 +57,17 @@ public final class ConnMem {
      * would wait forever) and pass the failure on along their own connections.
      */
     public static final long FAILED = 512;
+    /**
+     * Offset of {@code inPlaceOk} in a receive header: set by the receiver before its sender
+     * connects when it can map the sender's {@code SharedMemory}; the sender then may post a
+     * Simple step as a place in its own memory ({@link #IN_PLACE}) instead of copying it here.
+     */
+    public static final long IN_PLACE_OK = 576;
+    /**
+     * Offset of the in-place FIFO (per slot: the allocation's id, its descriptor and the step's
+     * offset in it: long[8][3]) in a receive header, valid for the slots {@link #IN_PLACE_SLOTS} marks.
+     */
+    public static final long IN_PLACE = 640;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -156,6 +173,77 @@ public final class ConnMem {
      */
     public static void setSize(MemorySegment header, int slot, int bytes) {
         INT.set(header, SIZES + 4L * slot, bytes);
+    }
+
+    /**
+     * @param header a receive header
+     * @param ok     whether the receiver maps its sender's shared memory
+     */
+    public static void setInPlaceOk(MemorySegment header, boolean ok) {
+        LONG.setRelease(header, IN_PLACE_OK, ok ? 1L : 0L);
+    }
+
+    /**
+     * @param header a receive header
+     * @return whether its receiver maps the sender's shared memory
+     */
+    public static boolean inPlaceOk(MemorySegment header) {
+        return (long) LONG.getAcquire(header, IN_PLACE_OK) != 0;
+    }
+
+    /**
+     * Says where a Simple step's data is (plain stores; the counter's release publishes them).
+     *
+     * @param header a receive header
+     * @param slot   step slot
+     * @param id     the sender's allocation holding the data, or 0 for the slot itself
+     * @param fd     that allocation's descriptor in the sender
+     * @param offset the data's offset in it
+     */
+    public static void setInPlace(MemorySegment header, int slot, long id, int fd, long offset) {
+        long at = IN_PLACE + 24L * slot;
+        LONG.set(header, at, id);
+        LONG.set(header, at + 8, (long) fd);
+        LONG.set(header, at + 16, offset);
+    }
+
+    /**
+     * Says which slots' steps were posted in place (their sender only, which keeps the value it
+     * wrote: the word is never read back on the sending side; the counter's release publishes it).
+     *
+     * @param header a receive header
+     * @param slots  bit {@code k} set: slot {@code k}'s step is described by {@link #setInPlace}
+     */
+    public static void markInPlace(MemorySegment header, int slots) {
+        LONG.setOpaque(header, IN_PLACE_SLOTS, (long) slots);
+    }
+
+    /**
+     * @param header a receive header
+     * @param slot   step slot, its step's counter seen
+     * @return whether the step was posted in place
+     */
+    public static boolean inPlace(MemorySegment header, int slot) {
+        return ((long) LONG.getOpaque(header, IN_PLACE_SLOTS) & 1L << slot) != 0;
+    }
+
+    /**
+     * @param header a receive header
+     * @param slot   step slot
+     * @return the sender's allocation holding the step's data
+     */
+    public static long inPlaceId(MemorySegment header, int slot) {
+        return (long) LONG.get(header, IN_PLACE + 24L * slot);
+    }
+
+    /** @return the descriptor {@link #setInPlace} recorded for the slot */
+    public static int inPlaceFd(MemorySegment header, int slot) {
+        return (int) (long) LONG.get(header, IN_PLACE + 24L * slot + 8);
+    }
+
+    /** @return the offset {@link #setInPlace} recorded for the slot */
+    public static long inPlaceOffset(MemorySegment header, int slot) {
+        return (long) LONG.get(header, IN_PLACE + 24L * slot + 16);
     }
 
     /**

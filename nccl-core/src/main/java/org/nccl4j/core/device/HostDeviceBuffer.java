@@ -7,6 +7,7 @@ import org.nccl4j.Device;
 import org.nccl4j.DeviceBuffer;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.shm.SharedMemory;
 
 /**
  * A {@link DeviceBuffer} of a host communicator: native host memory, so that a program written
@@ -29,11 +30,12 @@ public final class HostDeviceBuffer implements DeviceBuffer {
     /**
      * @param device the communicator's device
      * @param bytes  at least 1
-     * @return zeroed host memory of its own, 64-byte aligned, freed by {@link #close}
+     * @return zeroed host memory of its own, page-aligned and mappable by the host's other rank
+     *     processes ({@link SharedMemory}: collectives read it in place), freed by {@link #close}
      */
     public static HostDeviceBuffer allocate(Device device, long bytes) {
         Arena arena = Arena.ofShared();
-        return new HostDeviceBuffer(device, arena.allocate(bytes, 64), arena, new AtomicBoolean());
+        return new HostDeviceBuffer(device, SharedMemory.allocate(arena, bytes), arena, new AtomicBoolean());
     }
 
     /**

@@ -398,17 +398,24 @@ public final class Engine implements AutoCloseable {
         }
         Prims p = parts.ring(bid, ch, op.type(), bytes ? null : op.op(), proto, waiter);
         RingKernels.Split split = ch.ringSplit(op.func(), proto, unit, proto.dataBytesPerStep(stepBytes), nc);
-        switch (op.func()) {
-            case ALL_REDUCE -> RingKernels.allReduce(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
-            case REDUCE_SCATTER -> RingKernels.reduceScatter(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
-            case ALL_GATHER -> {
-                long bytesPerRank = op.count() * ts;
-                MemorySegment mine = op.out().asSlice(ctx.rank() * bytesPerRank, bytesPerRank);
-                boolean inPlace = Prims.same(op.in().asSlice(0, bytesPerRank), mine);
-                RingKernels.allGather(p, ch.ring, op.in(), op.out(), bytesPerRank, inPlace, split);
+        p.beginInPlace();
+        try {
+            switch (op.func()) {
+                case ALL_REDUCE -> RingKernels.allReduce(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
+                case REDUCE_SCATTER -> RingKernels.reduceScatter(p, ch.ring, op.in(), op.out(), op.count(), ts, split);
+                case ALL_GATHER -> {
+                    long bytesPerRank = op.count() * ts;
+                    MemorySegment mine = op.out().asSlice(ctx.rank() * bytesPerRank, bytesPerRank);
+                    boolean inPlace = Prims.same(op.in().asSlice(0, bytesPerRank), mine);
+                    RingKernels.allGather(p, ch.ring, op.in(), op.out(), bytesPerRank, inPlace, split);
+                }
+                case BROADCAST -> RingKernels.broadcast(p, ch.ring, op.root(), op.in(), op.out(), op.count() * ts,
+                        split);
+                case REDUCE -> RingKernels.reduce(p, ch.ring, op.root(), op.in(), op.out(), op.count(), ts, split);
             }
-            case BROADCAST -> RingKernels.broadcast(p, ch.ring, op.root(), op.in(), op.out(), op.count() * ts, split);
-            case REDUCE -> RingKernels.reduce(p, ch.ring, op.root(), op.in(), op.out(), op.count(), ts, split);
+            p.awaitInPlaceReads();
+        } finally {
+            p.endInPlace();
         }
     }
 

@@ -9,6 +9,7 @@ import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.proto.Ll128Line;
 import org.nccl4j.core.proto.LlLine;
 import org.nccl4j.core.proto.Protocol;
+import org.nccl4j.core.shm.SharedMemory;
 
 /**
  * NCCL's primitives for one channel, for any of the three protocols: {@code send},
@@ -23,6 +24,12 @@ import org.nccl4j.core.proto.Protocol;
  * (polling the step's flag: no tail), reduce or copy there with the same code, and encode the
  * outgoing data into lines carrying the step's flag. Data leaving a rank's own input goes
  * through the reducer's pre-op; a fully reduced value goes through its post-op.
+ *
+ * <p>In place: between {@link #beginInPlace} and {@link #endInPlace} a Simple step whose data
+ * lies in this process's {@link SharedMemory} (the user's buffer, as it is) goes to a receiver
+ * that maps it ({@link Conn#sendsInPlace()}) as a place in that memory rather than a copy in
+ * the slot, and the call ends once every such step was read. A receiver reads whatever its
+ * sender posted where it lies ({@link Conn#inPlaceData}), in any call.
  */
 public final class Prims {
     private static final int RECV = 1;
@@ -51,6 +58,13 @@ public final class Prims {
     private final long stagingBytes;
     /** A connection through the network proxy, whose rounds this call's waits run; {@code null} if none. */
     private final Conn net;
+    /** Per receive connection, where the current Simple step's data is when posted in place, else {@code null}. */
+    private final MemorySegment[] inPlaceData;
+    private final long[] inPlaceOffset;
+    /** Whether this call's Simple sends may be posted in place ({@link #beginInPlace}). */
+    private boolean inPlace;
+    /** Whether one was since {@link #beginInPlace}: {@link #awaitInPlaceReads} then waits. */
+    private boolean postedInPlace;
 
     /**
      * @param recvs    connections received from (reduced together in the given order)
@@ -75,6 +89,46 @@ public final class Prims {
         this.sliceBytes = Math.max(typeSize, data / typeSize * typeSize);
         this.stagingBytes = (data + 7) / 8 * 8;
         this.net = firstViaProxy(recvs, sends);
+        this.inPlaceData = new MemorySegment[recvs.length];
+        this.inPlaceOffset = new long[recvs.length];
+    }
+
+    /**
+     * Lets this call's Simple sends be posted in place. The kernel must leave every byte it sent
+     * unchanged until {@link #awaitInPlaceReads} returns, except bytes whose change depends on
+     * the receiver having read them (a ring AllReduce's in-place output).
+     */
+    void beginInPlace() {
+        inPlace = proto == Protocol.SIMPLE;
+        postedInPlace = false;
+    }
+
+    /** Waits until the receivers have released every step this call posted in place: the memory is the caller's again. */
+    void awaitInPlaceReads() {
+        if (!postedInPlace) {
+            return;
+        }
+        if (net != null) {
+            net.helping(true);
+        }
+        try {
+            for (Conn c : sends) {
+                if (c.creditSeen() < c.step()) {
+                    c.creditSeen(waiter.await(c, c.step(), "credit", net));
+                }
+            }
+        } finally {
+            if (net != null) {
+                net.helping(false);
+            }
+        }
+        postedInPlace = false;
+    }
+
+    /** Ends what {@link #beginInPlace} began (after {@link #awaitInPlaceReads}, or on a failure). */
+    void endInPlace() {
+        inPlace = false;
+        postedInPlace = false;
     }
 
     /** @return the first connection a network proxy moves, or {@code null} */
@@ -185,10 +239,14 @@ public final class Prims {
     private void simpleStep(int mode, MemorySegment in, long inOff, MemorySegment out, long outOff, long n,
                             long remaining, boolean pre, boolean post) {
         if ((mode & RECV) != 0) {
-            for (Conn c : recvs) {
+            for (int i = 0; i < recvs.length; i++) {
+                Conn c = recvs[i];
                 long s = c.step();
                 c.announce(s + Math.min(ConnMem.STEPS, remaining), proto);
                 waiter.await(c, s + 1, "data", net);
+                MemorySegment d = c.inPlaceData(s);
+                inPlaceData[i] = d;
+                inPlaceOffset[i] = d == null ? 0 : c.inPlaceOffset(s);
             }
         }
         MemorySegment scratch = null;
@@ -204,13 +262,24 @@ public final class Prims {
         if ((mode & SEND) != 0) {
             MemorySegment result = segment(moved, scratch, in, out);
             long resultOff = offset(moved, scratchOff, inOff, outOff);
+            // The caller's own memory, as it is, may go in place.
+            SharedMemory.Allocation shared = inPlace && n > 0 && (moved == OUT || moved == IN)
+                    ? SharedMemory.find(result, resultOff, n) : null;
             for (Conn c : sends) {
                 long s = c.step();
-                if (n > 0) {
-                    MemorySegment slot = c.buff(proto);
-                    long slotOff = c.slotOffset(proto, s);
-                    if (!sameStart(result, resultOff, slot, slotOff)) {
-                        MemorySegment.copy(result, resultOff, slot, slotOff, n);
+                if (shared != null && c.sendsInPlace()) {
+                    c.postInPlace(s, shared, result.address() + resultOff - shared.address());
+                    postedInPlace = true;
+                } else {
+                    if (c.sendsInPlace()) {
+                        c.postInSlot(s);
+                    }
+                    if (n > 0) {
+                        MemorySegment slot = c.buff(proto);
+                        long slotOff = c.slotOffset(proto, s);
+                        if (!sameStart(result, resultOff, slot, slotOff)) {
+                            MemorySegment.copy(result, resultOff, slot, slotOff, n);
+                        }
                     }
                 }
                 c.postSend(s, proto, (int) n);
@@ -265,12 +334,19 @@ public final class Prims {
      * segment classes into one would deoptimize the compiled kernel again and again.
      */
     private MemorySegment received(int i) {
-        return proto == Protocol.SIMPLE ? recvs[i].buff(proto) : staging.recv(i, stagingBytes);
+        if (proto != Protocol.SIMPLE) {
+            return staging.recv(i, stagingBytes);
+        }
+        MemorySegment d = inPlaceData[i];
+        return d != null ? d : recvs[i].buff(proto);
     }
 
     /** Where in {@link #received} the current step's data starts. */
     private long receivedOffset(int i) {
-        return proto == Protocol.SIMPLE ? recvs[i].slotOffset(proto, recvs[i].step()) : 0;
+        if (proto != Protocol.SIMPLE) {
+            return 0;
+        }
+        return inPlaceData[i] != null ? inPlaceOffset[i] : recvs[i].slotOffset(proto, recvs[i].step());
     }
 
     /**

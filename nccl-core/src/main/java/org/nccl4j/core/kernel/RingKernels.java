@@ -6,6 +6,11 @@ import java.lang.foreign.MemorySegment;
  * NCCL's ring algorithms ({@code src/collectives/device/*.h}) for one channel, any protocol:
  * the step sequences of spec §7.5 over {@link Prims}. {@code ring[k]} is the rank at distance k
  * after this one; blocks are indexed by rank. Counts and offsets are in elements.
+ *
+ * <p>Each runs with its Simple sends posted in place where they can ({@link Prims#beginInPlace}):
+ * none writes bytes it has sent before the next rank has read them. A block is written at most
+ * once per call, and the only one written after it was sent, an in-place AllReduce's output
+ * chunk, gets its final value back around the ring only after that rank reduced what it read.
  */
 public final class RingKernels {
     private RingKernels() {

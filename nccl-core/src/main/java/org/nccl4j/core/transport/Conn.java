@@ -7,6 +7,8 @@ import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.proxy.ProxyTask;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.conn.BuffSizes;
+import org.nccl4j.core.shm.PeerMappings;
+import org.nccl4j.core.shm.SharedMemory;
 
 /**
  * One direction of one connection as the kernel sees it ({@code ncclConnInfo}): one buffer per
@@ -30,6 +32,12 @@ public final class Conn {
     private long announced;
     /** Kernel-side cache of the counter in {@link #waitHeader}; starts below any step's need. */
     private long creditSeen = Long.MIN_VALUE;
+    /** Send side: whether the receiver reads Simple steps in this process's shared memory. */
+    private boolean sendsInPlace;
+    /** Send side: the slots marked in place in the receiver's header, as this side (their only writer) left them. */
+    private int inPlaceSlots;
+    /** Receive side: the sender's shared memory this side reads in place; {@code null} if it never posts there. */
+    private PeerMappings inPlace;
 
     /**
      * @param description   {@code "channel 0 send to rank 1 via SHM"}, for errors
@@ -162,6 +170,69 @@ public final class Conn {
         creditSeen = v;
     }
 
+    /** Send side: the receiver maps this process's {@link SharedMemory} (its transport checked). */
+    public void sendInPlace() {
+        sendsInPlace = true;
+    }
+
+    /**
+     * Receive side: the sender may post Simple steps in its {@link SharedMemory}.
+     *
+     * @param pid  the sender's process
+     * @param peer the sender, for messages
+     */
+    public void readInPlace(long pid, String peer) {
+        inPlace = new PeerMappings(pid, peer);
+    }
+
+    /** @return whether Simple steps sent here may be posted as a place in this process's shared memory */
+    public boolean sendsInPlace() {
+        return sendsInPlace;
+    }
+
+    /**
+     * Posts Simple step {@code s} as {@code offset} bytes into allocation {@code a}: the receiver
+     * reads it there, and the sender leaves those bytes alone until the receiver has released the
+     * step. Call before {@link #postSend}; {@link #sendsInPlace()} must hold.
+     */
+    public void postInPlace(long s, SharedMemory.Allocation a, long offset) {
+        int slot = (int) (s % ConnMem.STEPS);
+        ConnMem.setInPlace(publishHeader, slot, a.id(), a.fd(), offset);
+        if ((inPlaceSlots & 1 << slot) == 0) {
+            inPlaceSlots |= 1 << slot;
+            ConnMem.markInPlace(publishHeader, inPlaceSlots);
+        }
+    }
+
+    /** Posts Simple step {@code s} as lying in its slot (a connection that {@link #sendsInPlace()}). */
+    public void postInSlot(long s) {
+        int slot = (int) (s % ConnMem.STEPS);
+        if ((inPlaceSlots & 1 << slot) != 0) {
+            inPlaceSlots &= ~(1 << slot);
+            ConnMem.markInPlace(publishHeader, inPlaceSlots);
+        }
+    }
+
+    /**
+     * Receive side, after step {@code s}'s tail was seen.
+     *
+     * @return the sender's memory holding the step's data if it was posted in place (at
+     *     {@link #inPlaceOffset}), else {@code null}: it is in the slot
+     */
+    public MemorySegment inPlaceData(long s) {
+        if (inPlace == null) {
+            return null;
+        }
+        int slot = (int) (s % ConnMem.STEPS);
+        return ConnMem.inPlace(waitHeader, slot)
+                ? inPlace.map(ConnMem.inPlaceId(waitHeader, slot), ConnMem.inPlaceFd(waitHeader, slot)) : null;
+    }
+
+    /** @return where in {@link #inPlaceData} step {@code s}'s data starts */
+    public long inPlaceOffset(long s) {
+        return ConnMem.inPlaceOffset(waitHeader, (int) (s % ConnMem.STEPS));
+    }
+
     /** Tells the peer this side's communicator failed or was aborted ({@link ConnMem#FAILED}). */
     public void markFailed() {
         ConnMem.markFailed(publishHeader);
@@ -274,10 +345,16 @@ public final class Conn {
 
     /** Releases the connection's memory and endpoints. */
     public void close() {
+        release(inPlace);
+        release(resources);
+    }
+
+    private void release(AutoCloseable r) {
+        if (r == null) {
+            return;
+        }
         try {
-            if (resources != null) {
-                resources.close();
-            }
+            r.close();
         } catch (Exception e) {
             // Teardown continues with the other connections, but says what it could not release.
             Log.warn("closing %s failed: %s", description, e);

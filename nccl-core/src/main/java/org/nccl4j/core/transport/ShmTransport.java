@@ -8,6 +8,8 @@ import org.nccl4j.Result;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.shm.PeerMappings;
+import org.nccl4j.core.shm.SharedMemory;
 import org.nccl4j.core.shm.ShmSegment;
 
 /**
@@ -19,6 +21,11 @@ import org.nccl4j.core.shm.ShmSegment;
  * after {@code mmap}), so nothing stays in {@code /dev/shm} once both sides are connected. The
  * connections are wired exactly like {@link InProcessTransport}'s: the sender writes into the
  * receiver's memory and waits on its own header.
+ *
+ * <p>A receiver that can open its sender's descriptors ({@link PeerMappings#canOpen}) says so in
+ * its header before the sender connects: the sender then posts a Simple step whose data lies in
+ * its {@link SharedMemory} as a place there, and the receiver reads it in place (one copy less
+ * per step, as NCCL's registered user buffers).
  */
 public final class ShmTransport implements Transport {
     private static final String PREFIX = "nccl4j-shm-";
@@ -105,7 +112,9 @@ public final class ShmTransport implements Transport {
     /** Creates this receiver's header and protocol buffers ({@code ncclRecvMem}). */
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
-        return setup(ctx, channel, peer, fileName(ctx, "recv", channel, peer, ctx.rank()), ctx.recvMemSize());
+        Setup s = setup(ctx, channel, peer, fileName(ctx, "recv", channel, peer, ctx.rank()), ctx.recvMemSize());
+        ConnMem.setInPlaceOk(((Side) s.state()).mem(), PeerMappings.canOpen(ctx.peers().get(peer).pid()));
+        return s;
     }
 
     /** Maps the receiver's segment: the sender writes its buffer and publishes its tail. */
@@ -115,8 +124,12 @@ public final class ShmTransport implements Transport {
         String desc = ChannelLine.of(ctx, mine.channel(), ctx.rank(), mine.peer(), "", "direct shared memory");
         try {
             MemorySegment peerRecv = attachPeer(ctx, mine.peer(), peerInfo, ctx.recvMemSize());
-            return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own.mem(),
+            Conn c = new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own.mem(),
                     peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
+            if (ConnMem.inPlaceOk(peerRecv)) {
+                c.sendInPlace();
+            }
+            return c;
         } catch (RuntimeException e) {
             ShmSegment.delete(own.path());
             throw e;
@@ -130,8 +143,12 @@ public final class ShmTransport implements Transport {
         String desc = ChannelLine.of(ctx, mine.channel(), mine.peer(), ctx.rank(), "", "direct shared memory");
         try {
             MemorySegment peerSend = attachPeer(ctx, mine.peer(), peerInfo, ConnMem.HEADER);
-            return new Conn(desc, own.mem().asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own.mem(),
+            Conn c = new Conn(desc, own.mem().asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own.mem(),
                     peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
+            if (ConnMem.inPlaceOk(own.mem())) {
+                c.readInPlace(ctx.peers().get(mine.peer()).pid(), "rank " + mine.peer());
+            }
+            return c;
         } catch (RuntimeException e) {
             ShmSegment.delete(own.path());
             throw e;
