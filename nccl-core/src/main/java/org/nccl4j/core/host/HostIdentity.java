@@ -48,6 +48,20 @@ public final class HostIdentity {
         return ProcessHandle.current().pid() + ns;
     }
 
+    /**
+     * @param pid a process id
+     * @return what {@link #processString()} would be in the process {@code /proc/<pid>} shows
+     *     here, or {@code null} if it cannot be read (gone, another user's, no {@code /proc}): the
+     *     peer of that pid is that process only if its process hash came from this text
+     */
+    public static String processStringOf(long pid) {
+        try {
+            return pid + Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/pid")).toString();
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return null;
+        }
+    }
+
     /** @return the device number of the file system holding {@code /dev/shm}, 0 if unknown */
     public static long shmDevice() {
         try {

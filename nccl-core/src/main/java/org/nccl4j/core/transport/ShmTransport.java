@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.host.HostIdentity;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Params;
 import org.nccl4j.core.conn.ConnMem;
@@ -22,10 +23,11 @@ import org.nccl4j.core.shm.ShmSegment;
  * connections are wired exactly like {@link InProcessTransport}'s: the sender writes into the
  * receiver's memory and waits on its own header.
  *
- * <p>A receiver that can open its sender's descriptors ({@link PeerMappings#canOpen}) says so in
- * its header before the sender connects: the sender then posts a Simple step whose data lies in
- * its {@link SharedMemory} as a place there, and the receiver reads it in place (one copy less
- * per step, as NCCL's registered user buffers).
+ * <p>A receiver that sees its sender's process ({@link #seesProcessOf}) and can open its
+ * descriptors ({@link PeerMappings#canOpen}) says so in its header before the sender connects:
+ * the sender then posts a Simple step whose data lies in its {@link SharedMemory} as a place
+ * there, and the receiver reads it in place (one copy less per step, as NCCL's registered user
+ * buffers).
  */
 public final class ShmTransport implements Transport {
     private static final String PREFIX = "nccl4j-shm-";
@@ -113,8 +115,26 @@ public final class ShmTransport implements Transport {
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
         Setup s = setup(ctx, channel, peer, fileName(ctx, "recv", channel, peer, ctx.rank()), ctx.recvMemSize());
-        ConnMem.setInPlaceOk(((Side) s.state()).mem(), PeerMappings.canOpen(ctx.peers().get(peer).pid()));
+        ConnMem.setInPlaceOk(((Side) s.state()).mem(),
+                seesProcessOf(ctx, peer) && PeerMappings.canOpen(ctx.peers().get(peer).pid()));
         return s;
+    }
+
+    /**
+     * Whether {@code /proc/<pid>} here is the peer's process: the pid and pid namespace it shows
+     * hash to the peer's process hash. Containers that share {@code /dev/shm} but not their pids
+     * fail it (their pid names another process here, maybe this one).
+     */
+    static boolean seesProcessOf(TransportContext ctx, int peer) {
+        PeerInfo p = ctx.peers().get(peer);
+        String seen = HostIdentity.processStringOf(p.pid());
+        // Both process hashes carry the same communicator hash on top of their text's hash.
+        long commHash = ctx.me().pidHash() - hash(HostIdentity.processString());
+        return seen != null && p.pidHash() == hash(seen) + commHash;
+    }
+
+    private static long hash(String s) {
+        return HostIdentity.hash(s.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Maps the receiver's segment: the sender writes its buffer and publishes its tail. */

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.nccl4j.NcclException;
 import org.nccl4j.NcclSystemException;
 import org.nccl4j.Result;
+import org.nccl4j.core.host.HostIdentity;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Config;
 import org.nccl4j.core.wait.AbortFlag;
@@ -132,6 +133,44 @@ class ShmTransportTest {
             assertEquals(3037, ConnMem.counter(rc.waitHeader()));
             sc.close();
             rc.close();
+        }
+    }
+
+    /**
+     * A sender is let post in place only where the receiver sees the sender's own process at its
+     * pid: its pid and pid namespace must hash to its process hash (not so for a container that
+     * shares /dev/shm but not its pids, whose pid names another process here).
+     */
+    @Test
+    void onlyASenderWhoseProcessIsSeenAtItsPidPostsInPlace() throws Exception {
+        long comm = 0x5eedL;
+        long mine = HostIdentity.hash(HostIdentity.processString().getBytes(StandardCharsets.UTF_8)) + comm;
+        Process child = new ProcessBuilder("sleep", "60").start();
+        try (Arena arena = Arena.ofShared()) {
+            long seen = HostIdentity.hash(HostIdentity.processStringOf(child.pid()).getBytes(StandardCharsets.UTF_8))
+                    + comm;
+            long elsewhere = HostIdentity.hash((child.pid() + "pid:[1]").getBytes(StandardCharsets.UTF_8)) + comm;
+            for (long hash : new long[] {seen, elsewhere}) {
+                List<PeerInfo> peers = List.of(StepKit.peer(0, 7, mine, PID), StepKit.peer(1, 7, hash, child.pid()));
+                long commId = ThreadLocalRandom.current().nextLong();
+                TransportContext c0 = ctx(0, peers, commId, BUFF, arena, DEFAULTS);
+                TransportContext c1 = ctx(1, peers, commId, BUFF, arena, DEFAULTS);
+                assertEquals(hash == seen, ShmTransport.seesProcessOf(c0, 1));
+                // Rank 0 receives from the child's rank: its header says whether that one may post in place.
+                ShmTransport t = new ShmTransport();
+                Transport.Setup recv = t.setupRecv(c0, 0, 1);
+                Transport.Setup send = t.setupSend(c1, 0, 0);
+                Conn sc = t.connectSend(c1, send, recv.info());
+                Conn rc = t.connectRecv(c0, recv, send.info());
+                assertEquals(hash == seen, sc.sendsInPlace(), "pid hash " + (hash == seen ? "seen" : "elsewhere"));
+                sc.close();
+                rc.close();
+            }
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            List<PeerInfo> gone = List.of(StepKit.peer(0, 7, mine, PID), StepKit.peer(1, 7, seen, child.pid()));
+            assertFalse(ShmTransport.seesProcessOf(ctx(0, gone, 1, BUFF, arena, DEFAULTS), 1), "an ended process");
+        } finally {
+            child.destroyForcibly();
         }
     }
 
