@@ -47,7 +47,7 @@ public final class Nccl {
      * Allocates host memory that the other rank processes of this host can map
      * ({@code ncclMemAlloc}, for host buffers). Collectives between rank JVMs of one host whose
      * buffers come from here read each other's data where it lies instead of copying it through
-     * the connection's buffer first (a ring AllReduce on Simple: one copy less per step). Any
+     * the connection's buffer first (the ring collectives on Simple: one copy less per step). Any
      * other memory works too, with that copy. Ordinary native memory where the OS has no
      * shareable anonymous memory (Linux memfds).
      *

@@ -11,6 +11,8 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
 
 /**
  * Linux anonymous memory files ({@code memfd_create}, {@code ftruncate}, {@code close}) through
@@ -42,6 +44,7 @@ final class MemFd {
                 close = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
             } catch (RuntimeException | LinkageError e) {
+                Log.info(Subsys.ALLOC, "memfds unavailable (%s): memAlloc gives ordinary native memory", e);
                 create = null;
             }
         }

@@ -16,19 +16,20 @@ import org.nccl4j.core.debug.Subsys;
 /**
  * One receive connection's view of its sender's {@link SharedMemory}: the allocations its steps
  * were posted in, mapped read-only from {@code /proc/<pid>/fd/<fd>} after checking that the
- * descriptor is that allocation's memfd. The two used last stay mapped (an AllReduce posts from
+ * descriptor is that allocation's memfd. The two mapped last stay mapped (an AllReduce posts from
  * its input and its output); an older one is unmapped when a third comes, so memory the peer
  * freed is not held here for long. Used by the connection's kernel thread only.
  */
 public final class PeerMappings implements AutoCloseable {
+    /** One allocation mapped here, by its arena (closing it unmaps). */
+    private record Mapped(long id, Arena arena, MemorySegment mem) {
+    }
+
     private final long pid;
     private final String peer;
-    private long id0;
-    private Arena arena0;
-    private MemorySegment mem0;
-    private long id1;
-    private Arena arena1;
-    private MemorySegment mem1;
+    /** The allocation mapped last and the one before it, or {@code null}. */
+    private Mapped last;
+    private Mapped before;
 
     /**
      * @param pid  the sender's process
@@ -59,11 +60,11 @@ public final class PeerMappings implements AutoCloseable {
      * @throws NcclException SYSTEM_ERROR if it cannot be opened or is not that allocation
      */
     public MemorySegment map(long id, int fd) {
-        if (id == id0) {
-            return mem0;
+        if (last != null && last.id() == id) {
+            return last.mem();
         }
-        if (id == id1) {
-            return mem1;
+        if (before != null && before.id() == id) {
+            return before.mem();
         }
         Arena arena = Arena.ofShared();
         MemorySegment m;
@@ -73,15 +74,11 @@ public final class PeerMappings implements AutoCloseable {
             arena.close();
             throw e;
         }
-        if (arena1 != null) {
-            arena1.close();
+        if (before != null) {
+            before.arena().close();
         }
-        id1 = id0;
-        arena1 = arena0;
-        mem1 = mem0;
-        id0 = id;
-        arena0 = arena;
-        mem0 = m;
+        before = last;
+        last = new Mapped(id, arena, m);
         return m;
     }
 
@@ -99,8 +96,7 @@ public final class PeerMappings implements AutoCloseable {
                 MemorySegment mapped = fc.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
                 Log.info(Subsys.SHM | Subsys.ALLOC, "mapped %s's memory %x (%d bytes) to read it in place", peer, id,
                         size);
-                // Plain and native as every other operand of the kernels (ShmSegment says why).
-                return MemorySegment.ofAddress(mapped.address()).reinterpret(size, arena, null).asReadOnly();
+                return ShmSegment.plain(mapped, arena).asReadOnly();
             }
         } catch (IOException e) {
             throw NcclException.of(Result.SYSTEM_ERROR, "cannot map " + peer + "'s memory " + Long.toHexString(id) + " ("
@@ -111,16 +107,12 @@ public final class PeerMappings implements AutoCloseable {
     /** Unmaps what is mapped. */
     @Override
     public void close() {
-        for (Arena a : new Arena[] {arena0, arena1}) {
-            if (a != null) {
-                a.close();
+        for (Mapped m : new Mapped[] {last, before}) {
+            if (m != null) {
+                m.arena().close();
             }
         }
-        arena0 = null;
-        arena1 = null;
-        mem0 = null;
-        mem1 = null;
-        id0 = 0;
-        id1 = 0;
+        last = null;
+        before = null;
     }
 }

@@ -123,7 +123,7 @@ public final class ShmSegment {
      * segment class for SHM and local memory. A third class beside native and heap segments makes
      * their accesses megamorphic: a float SUM of 2300 elements measured 17 µs instead of 0.6 µs.
      */
-    private static MemorySegment plain(MemorySegment mapped, Arena arena) {
+    static MemorySegment plain(MemorySegment mapped, Arena arena) {
         return MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
     }
 

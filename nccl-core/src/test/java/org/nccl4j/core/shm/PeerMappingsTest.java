@@ -47,7 +47,7 @@ class PeerMappingsTest {
     }
 
     @Test
-    void aThirdAllocationUnmapsTheOneUsedLongestAgo() throws IOException {
+    void aThirdAllocationUnmapsTheOneMappedFirst() throws IOException {
         try (Arena arena = Arena.ofConfined(); PeerMappings peer = new PeerMappings(PID, "rank 1")) {
             SharedMemory.Allocation[] a = new SharedMemory.Allocation[3];
             for (int i = 0; i < 3; i++) {
