@@ -59,13 +59,14 @@ public final class ConnMem {
     public static final long FAILED = 512;
     /**
      * Offset of {@code inPlaceOk} in a receive header: set by the receiver before its sender
-     * connects when it can map the sender's {@code SharedMemory}; the sender then may post a
-     * Simple step as a place in its own memory ({@link #IN_PLACE}) instead of copying it here.
+     * connects when it can read the sender's memory (a rank JVM its {@code SharedMemory}, a rank of
+     * the same process any native memory); the sender then may post a Simple step as a place in
+     * its own memory ({@link #IN_PLACE}) instead of copying it here.
      */
     public static final long IN_PLACE_OK = 576;
     /**
      * Offset of the in-place FIFO (per slot: the allocation's id, its descriptor and the step's
-     * offset in it: long[8][3]) in a receive header, valid for the slots {@link #IN_PLACE_SLOTS} marks.
+     * offset in it, or 0, -1 and its address from the same process: long[8][3]) in a receive header, valid for the slots {@link #IN_PLACE_SLOTS} marks.
      */
     public static final long IN_PLACE = 640;
 
@@ -177,7 +178,7 @@ public final class ConnMem {
 
     /**
      * @param header a receive header
-     * @param ok     whether the receiver maps its sender's shared memory
+     * @param ok     whether the receiver reads what its sender posts in place
      */
     public static void setInPlaceOk(MemorySegment header, boolean ok) {
         LONG.setRelease(header, IN_PLACE_OK, ok ? 1L : 0L);
@@ -185,7 +186,7 @@ public final class ConnMem {
 
     /**
      * @param header a receive header
-     * @return whether its receiver maps the sender's shared memory
+     * @return whether its receiver reads what its sender posts in place
      */
     public static boolean inPlaceOk(MemorySegment header) {
         return (long) LONG.getAcquire(header, IN_PLACE_OK) != 0;
@@ -196,9 +197,9 @@ public final class ConnMem {
      *
      * @param header a receive header
      * @param slot   step slot
-     * @param id     the sender's allocation holding the data, or 0 for the slot itself
-     * @param fd     that allocation's descriptor in the sender
-     * @param offset the data's offset in it
+     * @param id     the sender's allocation holding the data, or 0 from a rank of the same process
+     * @param fd     that allocation's descriptor in the sender, or -1 from the same process
+     * @param offset the data's offset in it, or from the same process its address
      */
     public static void setInPlace(MemorySegment header, int slot, long id, int fd, long offset) {
         long at = IN_PLACE + 24L * slot;

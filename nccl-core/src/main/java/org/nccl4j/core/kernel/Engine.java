@@ -513,6 +513,16 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** @return channel {@code id}'s connection from its ring predecessor ({@code null} with one rank): its buffers, for tests */
+    Conn ringRecv(int id) {
+        return channels.get(id).ringRecv;
+    }
+
+    /** @return how many channels were connected */
+    int channelCount() {
+        return channels.size();
+    }
+
     /** @return a short description of the connections, for logs */
     public String describe() {
         StringBuilder sb = new StringBuilder();

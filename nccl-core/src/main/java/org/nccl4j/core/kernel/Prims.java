@@ -9,7 +9,6 @@ import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.proto.Ll128Line;
 import org.nccl4j.core.proto.LlLine;
 import org.nccl4j.core.proto.Protocol;
-import org.nccl4j.core.shm.SharedMemory;
 
 /**
  * NCCL's primitives for one channel, for any of the three protocols: {@code send},
@@ -26,10 +25,11 @@ import org.nccl4j.core.shm.SharedMemory;
  * through the reducer's pre-op; a fully reduced value goes through its post-op.
  *
  * <p>In place: between {@link #beginInPlace} and {@link #endInPlace} a Simple step whose data
- * lies in this process's {@link SharedMemory} (the user's buffer, as it is) goes to a receiver
- * that maps it ({@link Conn#sendsInPlace()}) as a place in that memory rather than a copy in
- * the slot, and the call ends once every such step was read. A receiver reads whatever its
- * sender posted where it lies ({@link Conn#inPlaceData}), in any call.
+ * lies in the caller's memory as it is goes to a receiver that can read it there
+ * ({@link Conn#postInPlace}: a rank of this process reads any native memory, a rank JVM of this
+ * host memory from {@link org.nccl4j.core.shm.SharedMemory}) as a place in that memory rather
+ * than a copy in the slot, and the call ends once every such step was read. A receiver reads
+ * whatever its sender posted where it lies ({@link Conn#inPlaceData}), in any call.
  */
 public final class Prims {
     private static final int RECV = 1;
@@ -263,17 +263,13 @@ public final class Prims {
             MemorySegment result = segment(moved, scratch, in, out);
             long resultOff = offset(moved, scratchOff, inOff, outOff);
             // The caller's own memory, as it is, may go in place.
-            SharedMemory.Allocation shared = inPlace && n > 0 && (moved == OUT || moved == IN)
-                    ? SharedMemory.find(result, resultOff, n) : null;
+            boolean asIs = inPlace && n > 0 && (moved == OUT || moved == IN);
             for (Conn c : sends) {
                 long s = c.step();
-                if (shared != null && c.sendsInPlace()) {
-                    c.postInPlace(s, shared, result.address() + resultOff - shared.address());
+                if (asIs && c.postInPlace(s, result, resultOff, n)) {
                     postedInPlace = true;
                 } else {
-                    if (c.sendsInPlace()) {
-                        c.postInSlot(s);
-                    }
+                    c.postInSlot(s);
                     if (n > 0) {
                         MemorySegment slot = c.buff(proto);
                         long slotOff = c.slotOffset(proto, s);

@@ -158,6 +158,10 @@ public final class Params {
     /** SHM off. */
     public static final Param SHM_DISABLE = integer("NCCL_SHM_DISABLE", "0",
             "1 = never connect processes of one host through /dev/shm (the network carries it instead; GPUs too)");
+    /** Direct access to the user's buffers between ranks of one process off (NCCL 2.12's). */
+    public static final Param P2P_DIRECT_DISABLE = integer("NCCL_P2P_DIRECT_DISABLE", "0",
+            "1 = ranks of one process copy every step through the connection's buffer instead of reading the sender's "
+                    + "native memory where it lies (host backend: ring collectives on Simple; NCCL 2.12's direct pointers)");
 
     // Topology, search and tuning (graph/, NCCL v2.10.3).
     /** Topology file. */

@@ -20,7 +20,7 @@ import org.nccl4j.core.debug.Subsys;
  * its input and its output); an older one is unmapped when a third comes, so memory the peer
  * freed is not held here for long. Used by the connection's kernel thread only.
  */
-public final class PeerMappings implements AutoCloseable {
+public final class PeerMappings implements InPlaceSource {
     /** One allocation mapped here, by its arena (closing it unmaps). */
     private record Mapped(long id, Arena arena, MemorySegment mem) {
     }
@@ -59,6 +59,7 @@ public final class PeerMappings implements AutoCloseable {
      * @return the whole allocation, read-only
      * @throws NcclException SYSTEM_ERROR if it cannot be opened or is not that allocation
      */
+    @Override
     public MemorySegment map(long id, int fd) {
         if (last != null && last.id() == id) {
             return last.mem();

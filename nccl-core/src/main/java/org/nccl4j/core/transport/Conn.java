@@ -7,7 +7,7 @@ import org.nccl4j.core.proxy.Proxy;
 import org.nccl4j.core.proxy.ProxyTask;
 import org.nccl4j.core.conn.ConnMem;
 import org.nccl4j.core.conn.BuffSizes;
-import org.nccl4j.core.shm.PeerMappings;
+import org.nccl4j.core.shm.InPlaceSource;
 import org.nccl4j.core.shm.SharedMemory;
 
 /**
@@ -32,12 +32,14 @@ public final class Conn {
     private long announced;
     /** Kernel-side cache of the counter in {@link #waitHeader}; starts below any step's need. */
     private long creditSeen = Long.MIN_VALUE;
-    /** Send side: whether the receiver reads Simple steps in this process's shared memory. */
+    /** Send side: whether the receiver reads Simple steps where they lie in this process. */
     private boolean sendsInPlace;
+    /** Send side: whether the receiver is in this process (it reads any native memory, by address). */
+    private boolean receiverHere;
     /** Send side: the slots marked in place in the receiver's header, as this side (their only writer) left them. */
     private int inPlaceSlots;
-    /** Receive side: the sender's shared memory this side reads in place; {@code null} if it never posts there. */
-    private PeerMappings inPlace;
+    /** Receive side: where this side reads what the sender posts in place; {@code null} if it never does. */
+    private InPlaceSource inPlace;
 
     /**
      * @param description   {@code "channel 0 send to rank 1 via SHM"}, for errors
@@ -170,41 +172,71 @@ public final class Conn {
         creditSeen = v;
     }
 
-    /** Send side: the receiver maps this process's {@link SharedMemory} (its transport checked). */
-    public void sendInPlace() {
+    /**
+     * Send side: the receiver reads Simple steps where they lie here (its transport checked).
+     *
+     * @param sameProcess the receiver is in this process and reads any native memory by its
+     *                    address; else it maps this process's {@link SharedMemory} only
+     */
+    public void sendInPlace(boolean sameProcess) {
         sendsInPlace = true;
+        receiverHere = sameProcess;
     }
 
     /**
-     * Receive side: the sender may post Simple steps in its {@link SharedMemory}.
-     *
-     * @param pid  the sender's process
-     * @param peer the sender, for messages
+     * Receive side: the sender may post Simple steps in place, read through {@code source}
+     * (closed with the connection).
      */
-    public void readInPlace(long pid, String peer) {
-        inPlace = new PeerMappings(pid, peer);
+    public void readInPlace(InPlaceSource source) {
+        inPlace = source;
     }
 
-    /** @return whether Simple steps sent here may be posted as a place in this process's shared memory */
+    /** @return whether Simple steps sent here may be posted as a place in this process's memory */
     public boolean sendsInPlace() {
         return sendsInPlace;
     }
 
     /**
-     * Posts Simple step {@code s} as {@code offset} bytes into allocation {@code a}: the receiver
-     * reads it there, and the sender leaves those bytes alone until the receiver has released the
-     * step. Call before {@link #postSend}; {@link #sendsInPlace()} must hold.
+     * Posts Simple step {@code s} as the {@code n} bytes at {@code off} in {@code data}, if the
+     * receiver can read them there: it does, and the sender leaves those bytes alone until the
+     * receiver has released the step. Call before {@link #postSend}; if this answers
+     * {@code false}, copy the data into the slot and call {@link #postInSlot}.
+     *
+     * @return whether the step was posted in place
      */
-    public void postInPlace(long s, SharedMemory.Allocation a, long offset) {
+    public boolean postInPlace(long s, MemorySegment data, long off, long n) {
+        if (!sendsInPlace) {
+            return false;
+        }
+        long id;
+        int fd;
+        long at;
+        if (receiverHere) {
+            if (!data.isNative()) {
+                return false;
+            }
+            id = 0;
+            fd = -1;
+            at = data.address() + off;
+        } else {
+            SharedMemory.Allocation a = SharedMemory.find(data, off, n);
+            if (a == null) {
+                return false;
+            }
+            id = a.id();
+            fd = a.fd();
+            at = data.address() + off - a.address();
+        }
         int slot = (int) (s % ConnMem.STEPS);
-        ConnMem.setInPlace(publishHeader, slot, a.id(), a.fd(), offset);
+        ConnMem.setInPlace(publishHeader, slot, id, fd, at);
         if ((inPlaceSlots & 1 << slot) == 0) {
             inPlaceSlots |= 1 << slot;
             ConnMem.markInPlace(publishHeader, inPlaceSlots);
         }
+        return true;
     }
 
-    /** Posts Simple step {@code s} as lying in its slot (a connection that {@link #sendsInPlace()}). */
+    /** Posts Simple step {@code s} as lying in its slot (nothing to do unless its slot was last posted in place). */
     public void postInSlot(long s) {
         int slot = (int) (s % ConnMem.STEPS);
         if ((inPlaceSlots & 1 << slot) != 0) {

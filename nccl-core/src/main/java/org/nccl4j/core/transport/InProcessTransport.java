@@ -9,11 +9,16 @@ import org.nccl4j.NcclException;
 import org.nccl4j.Result;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.conn.ConnMem;
+import org.nccl4j.core.param.Params;
+import org.nccl4j.core.shm.InPlaceSource;
 
 /**
  * Ranks in one JVM use each other's memory directly (NCCL's P2P "direct pointer" case): the
  * receiver allocates its header and protocol buffers, the sender finds it through a process-wide
- * registry by the id in the connect info and writes into it.
+ * registry by the id in the connect info and writes into it. Unless
+ * {@code NCCL_P2P_DIRECT_DISABLE=1}, the receiver also reads the Simple steps of the sender's
+ * collectives where they lie in the caller's native memory ({@link InPlaceSource#SAME_PROCESS}),
+ * one copy less per step.
  */
 public final class InProcessTransport implements Transport {
     private static final Map<Long, MemorySegment> REGISTRY = new ConcurrentHashMap<>();
@@ -54,6 +59,7 @@ public final class InProcessTransport implements Transport {
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
         MemorySegment recvMem = ctx.memory().allocate(ctx.recvMemSize(), 4096);
+        ConnMem.setInPlaceOk(recvMem, ctx.config().integer(Params.P2P_DIRECT_DISABLE) != 1);
         return new Setup(channel, peer, register(recvMem), recvMem);
     }
 
@@ -62,8 +68,12 @@ public final class InProcessTransport implements Transport {
         String desc = ctx.describe(mine.channel(), ctx.rank(), mine.peer(), name());
         MemorySegment peerRecv = lookup(peerInfo, desc);
         MemorySegment own = (MemorySegment) mine.state();
-        return new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own, PeerCheck.ALWAYS, null,
+        Conn c = new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own, PeerCheck.ALWAYS, null,
                 null);
+        if (ConnMem.inPlaceOk(peerRecv)) {
+            c.sendInPlace(true);
+        }
+        return c;
     }
 
     @Override
@@ -71,6 +81,10 @@ public final class InProcessTransport implements Transport {
         String desc = ctx.describe(mine.channel(), mine.peer(), ctx.rank(), name());
         MemorySegment peerSend = lookup(peerInfo, desc);
         MemorySegment own = (MemorySegment) mine.state();
-        return new Conn(desc, own.asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own, PeerCheck.ALWAYS, null, null);
+        Conn c = new Conn(desc, own.asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own, PeerCheck.ALWAYS, null, null);
+        if (ConnMem.inPlaceOk(own)) {
+            c.readInPlace(InPlaceSource.SAME_PROCESS);
+        }
+        return c;
     }
 }

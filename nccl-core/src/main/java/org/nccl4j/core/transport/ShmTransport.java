@@ -147,7 +147,7 @@ public final class ShmTransport implements Transport {
             Conn c = new Conn(desc, peerRecv.asSlice(ConnMem.HEADER), ctx.buffs(), peerRecv, own.mem(),
                     peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
             if (ConnMem.inPlaceOk(peerRecv)) {
-                c.sendInPlace();
+                c.sendInPlace(false);
             }
             return c;
         } catch (RuntimeException e) {
@@ -166,7 +166,7 @@ public final class ShmTransport implements Transport {
             Conn c = new Conn(desc, own.mem().asSlice(ConnMem.HEADER), ctx.buffs(), peerSend, own.mem(),
                     peerCheck(ctx, mine.peer()), null, () -> ShmSegment.delete(own.path()));
             if (ConnMem.inPlaceOk(own.mem())) {
-                c.readInPlace(ctx.peers().get(mine.peer()).pid(), "rank " + mine.peer());
+                c.readInPlace(new PeerMappings(ctx.peers().get(mine.peer()).pid(), "rank " + mine.peer()));
             }
             return c;
         } catch (RuntimeException e) {

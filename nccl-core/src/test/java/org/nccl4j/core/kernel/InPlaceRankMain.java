@@ -20,10 +20,13 @@ import org.nccl4j.core.shm.SharedMemory;
  * names this rank), each result checked element by element against the sum it must be, each
  * call's input refilled at once after it returns. Prints how many of its peers' allocations it
  * has mapped then (from {@code /proc/self/maps}); then AllGather, ReduceScatter, Broadcast and
- * Reduce the same way, and {@code OK}.
+ * Reduce the same way, and {@code OK}. {@link ThreadsInPlaceTest} runs the same checks on ranks
+ * that are threads of one JVM.
  */
 public final class InPlaceRankMain {
     private static final long[] COUNTS = {1, 7, 2048, 65_537, 300_007};
+    /** The size of a buffer holding the largest count. */
+    static final long BYTES = COUNTS[COUNTS.length - 1] * 4;
 
     private InPlaceRankMain() {
     }
@@ -31,29 +34,46 @@ public final class InPlaceRankMain {
     public static void main(String[] args) throws IOException {
         try (Communicator c = Nccl.commInitFromEnv(); Arena arena = Arena.ofShared()) {
             int n = c.count();
-            int rank = c.userRank();
-            boolean plain = String.valueOf(rank).equals(System.getenv("IN_PLACE_PLAIN"));
-            long bytes = COUNTS[COUNTS.length - 1] * 4;
-            MemorySegment a = plain ? arena.allocate(bytes, 4096) : Nccl.memAlloc(arena, bytes);
-            MemorySegment b = plain ? arena.allocate(bytes, 4096) : Nccl.memAlloc(arena, bytes);
-            for (long count : COUNTS) {
-                for (int round = 0; round < 3; round++) {
-                    fill(a, count, rank, round);
-                    c.allReduce(a, b, count, DataType.INT32, RedOp.SUM, c.defaultStream()).await();
-                    // The input is the caller's again: rewritten before the next call.
-                    fill(a, count, rank, round + 50);
-                    check(b, 0, count, n, round, "out of place");
-                    fill(b, count, rank, round + 100);
-                    c.allReduce(b, b, count, DataType.INT32, RedOp.SUM, c.defaultStream()).await();
-                    check(b, 0, count, n, round + 100, "in place");
-                }
-            }
+            boolean plain = String.valueOf(c.userRank()).equals(System.getenv("IN_PLACE_PLAIN"));
+            MemorySegment a = plain ? arena.allocate(BYTES, 4096) : Nccl.memAlloc(arena, BYTES);
+            MemorySegment b = plain ? arena.allocate(BYTES, 4096) : Nccl.memAlloc(arena, BYTES);
+            allReduces(c, a, b);
             System.out.println("PEER_MAPPINGS " + peerMappings(a, b));
-            MemorySegment all = plain ? arena.allocate(n * bytes, 4096) : Nccl.memAlloc(arena, n * bytes);
-            for (long count : COUNTS) {
-                otherCollectives(c, a, b, all, count);
-            }
+            MemorySegment all = plain ? arena.allocate(n * BYTES, 4096) : Nccl.memAlloc(arena, n * BYTES);
+            otherCollectives(c, a, b, all);
             System.out.println("OK");
+        }
+    }
+
+    /**
+     * int32 SUM AllReduces of every count, 3 rounds, out of place ({@code a} into {@code b})
+     * and in place ({@code b}), each result checked, each input rewritten as soon as the call
+     * returns; {@code a} and {@code b} hold {@link #BYTES} each.
+     */
+    static void allReduces(Communicator c, MemorySegment a, MemorySegment b) {
+        int n = c.count();
+        int rank = c.userRank();
+        for (long count : COUNTS) {
+            for (int round = 0; round < 3; round++) {
+                fill(a, count, rank, round);
+                c.allReduce(a, b, count, DataType.INT32, RedOp.SUM, c.defaultStream()).await();
+                // The input is the caller's again: rewritten before the next call.
+                fill(a, count, rank, round + 50);
+                check(b, 0, count, n, round, "out of place");
+                fill(b, count, rank, round + 100);
+                c.allReduce(b, b, count, DataType.INT32, RedOp.SUM, c.defaultStream()).await();
+                check(b, 0, count, n, round + 100, "in place");
+            }
+        }
+    }
+
+    /**
+     * AllGather, ReduceScatter, Broadcast and Reduce of every count, checked the same way;
+     * {@code a} and {@code b} hold {@link #BYTES} each, {@code all} {@code c.count()} times that.
+     */
+    static void otherCollectives(Communicator c, MemorySegment a, MemorySegment b, MemorySegment all) {
+        for (long count : COUNTS) {
+            otherCollectives(c, a, b, all, count);
         }
     }
 
