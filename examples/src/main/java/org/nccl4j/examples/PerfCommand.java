@@ -74,7 +74,8 @@ final class PerfCommand implements Callable<Integer> {
 
     @Option(names = {"-R", "--local_register"}, defaultValue = "1",
             description = "host buffers: 1 = from Nccl.memAlloc, which the rank JVMs of a host read in place; "
-                    + "0 = ordinary native memory, copied through the connections' buffers (default ${DEFAULT-VALUE})")
+                    + "0 = ordinary native memory, copied through the connections' buffers between rank JVMs "
+                    + "(ranks in one JVM read both in place) (default ${DEFAULT-VALUE})")
     int localRegister;
 
     @Option(names = "--compute-us", defaultValue = "0", paramLabel = "US",
