@@ -66,7 +66,8 @@ public final class ConnMem {
     public static final long IN_PLACE_OK = 576;
     /**
      * Offset of the in-place FIFO (per slot: the allocation's id, its descriptor and the step's
-     * offset in it, or 0, -1 and its address from the same process: long[8][3]) in a receive header, valid for the slots {@link #IN_PLACE_SLOTS} marks.
+     * offset in it, or 0, -1 and its address from the same process: long[8][3]) in a receive
+     * header, valid for the slots {@link #IN_PLACE_SLOTS} marks.
      */
     public static final long IN_PLACE = 640;
 

@@ -513,7 +513,10 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** @return channel {@code id}'s connection from its ring predecessor ({@code null} with one rank): its buffers, for tests */
+    /**
+     * @return channel {@code id}'s connection from its ring predecessor ({@code null} with one
+     *     rank): tests look at its buffers
+     */
     Conn ringRecv(int id) {
         return channels.get(id).ringRecv;
     }
