@@ -39,13 +39,8 @@ public final class HostIdentity {
 
     /** @return the text hashed into the process hash: decimal pid followed by the pid namespace link */
     public static String processString() {
-        String ns;
-        try {
-            ns = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
-        } catch (IOException | UnsupportedOperationException e) {
-            ns = "";
-        }
-        return ProcessHandle.current().pid() + ns;
+        String ns = pidNamespace("self");
+        return ProcessHandle.current().pid() + (ns == null ? "" : ns);
     }
 
     /**
@@ -55,8 +50,14 @@ public final class HostIdentity {
      *     peer of that pid is that process only if its process hash came from this text
      */
     public static String processStringOf(long pid) {
+        String ns = pidNamespace(Long.toString(pid));
+        return ns == null ? null : pid + ns;
+    }
+
+    /** @return the pid namespace link of {@code /proc/<proc>}, or {@code null} where it cannot be read */
+    private static String pidNamespace(String proc) {
         try {
-            return pid + Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/pid")).toString();
+            return Files.readSymbolicLink(Path.of("/proc/" + proc + "/ns/pid")).toString();
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return null;
         }

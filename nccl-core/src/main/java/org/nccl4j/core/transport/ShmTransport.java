@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.nccl4j.NcclException;
 import org.nccl4j.Result;
+import org.nccl4j.core.debug.Log;
+import org.nccl4j.core.debug.Subsys;
 import org.nccl4j.core.host.HostIdentity;
 import org.nccl4j.core.peer.PeerInfo;
 import org.nccl4j.core.param.Params;
@@ -115,8 +117,15 @@ public final class ShmTransport implements Transport {
     @Override
     public Setup setupRecv(TransportContext ctx, int channel, int peer) {
         Setup s = setup(ctx, channel, peer, fileName(ctx, "recv", channel, peer, ctx.rank()), ctx.recvMemSize());
-        ConnMem.setInPlaceOk(((Side) s.state()).mem(),
-                seesProcessOf(ctx, peer) && PeerMappings.canOpen(ctx.peers().get(peer).pid()));
+        long pid = ctx.peers().get(peer).pid();
+        boolean sees = seesProcessOf(ctx, peer);
+        boolean ok = sees && PeerMappings.canOpen(pid);
+        if (!ok) {
+            Log.info(Subsys.SHM, "channel %d: rank %d's steps are copied through the slots, not read in place (%s)",
+                    channel, peer, sees ? "cannot open /proc/" + pid + "/fd: another user?"
+                            : "/proc/" + pid + " is not its process here: another pid namespace?");
+        }
+        ConnMem.setInPlaceOk(((Side) s.state()).mem(), ok);
         return s;
     }
 
